@@ -1,0 +1,141 @@
+import { z } from 'zod';
+
+/**
+ * The only place that reads `process.env`. Every setting is declared once here with its default;
+ * `loadConfig` parses the environment into a typed, frozen object and names the first bad variable.
+ */
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], { message: 'must be true or false' })
+  .transform((value) => ['true', '1', 'yes', 'on'].includes(value));
+
+const positiveInt = (max = Number.MAX_SAFE_INTEGER) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(1, 'must be at least 1').max(max, `must be at most ${max}`));
+
+const url = (protocols: readonly string[]) =>
+  z
+    .string()
+    .url('must be a URL')
+    .refine((value) => protocols.includes(new URL(value).protocol), `must use ${protocols.join(' or ')}`);
+
+const PRICE_PROVIDERS = ['aws', 'azure', 'gcp', 'oci', 'lambda', 'runpod', 'vast'] as const;
+
+const envSchema = z.object({
+  PORT: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(0).max(65535, 'must be at most 65535'))
+    .default(3000),
+  HOST: z.string().min(1, 'must not be empty').default('0.0.0.0'),
+  DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+  DATA_DIR: z.string().min(1, 'must not be empty').default('./.data'),
+  PUBLIC_URL: url(['http:', 'https:']).optional(),
+  SMTP_URL: url(['smtp:', 'smtps:']).optional(),
+  MAIL_FROM: z.string().min(3).default('no-reply@localhost'),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  SCREENER_URL: url(['http:', 'https:']).default('https://api.dexscreener.com'),
+  AGGREGATOR_URL: url(['http:', 'https:']).default('https://hermes.pyth.network'),
+  BOOKING_CAP: positiveInt().default(500),
+  RATE_LIMIT_ANON_PER_MIN: positiveInt().default(60),
+  RATE_LIMIT_AUTH_PER_MIN: positiveInt().default(600),
+  WEBHOOK_RETRY_BASE_MS: positiveInt().default(1000),
+  WEBHOOK_MAX_ATTEMPTS: positiveInt(100).default(10),
+  WEBHOOK_ALLOW_PRIVATE: booleanFlag.default(false),
+  REMINDER_LEAD_MINUTES: positiveInt(7 * 24 * 60).default(15),
+  PRICE_PROVIDERS: z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((provider) => provider.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.enum(PRICE_PROVIDERS, { message: `must list only ${PRICE_PROVIDERS.join(', ')}` })))
+    .default([...PRICE_PROVIDERS]),
+  GRAPHQL_EXPLORER: booleanFlag.default(true),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+type Env = z.infer<typeof envSchema>;
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** External PostgreSQL; undefined means an embedded server under `dataDir`. */
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly publicUrl: string;
+  readonly smtpUrl: string | undefined;
+  readonly mailFrom: string;
+  readonly jwtSecret: string | undefined;
+  readonly adminToken: string | undefined;
+  readonly screenerUrl: string;
+  readonly aggregatorUrl: string;
+  readonly bookingCap: number;
+  readonly rateLimitAnonPerMin: number;
+  readonly rateLimitAuthPerMin: number;
+  readonly webhookRetryBaseMs: number;
+  readonly webhookMaxAttempts: number;
+  readonly webhookAllowPrivate: boolean;
+  readonly reminderLeadMinutes: number;
+  readonly priceProviders: readonly string[];
+  readonly graphqlExplorer: boolean;
+  readonly logLevel: Env['LOG_LEVEL'];
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    reason: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${reason}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment (defaults to `process.env`); throws `ConfigError` naming the first bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // An empty variable means "unset", as in most twelve-factor tooling.
+  const present = Object.fromEntries(
+    Object.keys(envSchema.shape)
+      .filter((key) => env[key] !== undefined && env[key] !== '')
+      .map((key) => [key, env[key]]),
+  );
+  // PRICE_PROVIDERS set to the empty string disables every adapter rather than meaning "default".
+  if (env.PRICE_PROVIDERS === '') present.PRICE_PROVIDERS = '';
+
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(String(issue.path[0] ?? 'environment'), issue.message);
+  }
+  const e = parsed.data;
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    jwtSecret: e.JWT_SECRET,
+    adminToken: e.ADMIN_TOKEN,
+    screenerUrl: e.SCREENER_URL.replace(/\/$/, ''),
+    aggregatorUrl: e.AGGREGATOR_URL.replace(/\/$/, ''),
+    bookingCap: e.BOOKING_CAP,
+    rateLimitAnonPerMin: e.RATE_LIMIT_ANON_PER_MIN,
+    rateLimitAuthPerMin: e.RATE_LIMIT_AUTH_PER_MIN,
+    webhookRetryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+    webhookMaxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+    reminderLeadMinutes: e.REMINDER_LEAD_MINUTES,
+    priceProviders: Object.freeze([...e.PRICE_PROVIDERS]),
+    graphqlExplorer: e.GRAPHQL_EXPLORER,
+    logLevel: e.LOG_LEVEL,
+  });
+}

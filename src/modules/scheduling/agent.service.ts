@@ -1,0 +1,125 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { generateToken, sha256Hex, type PresentedCredential } from '../../platform/auth/credentials.js';
+import type { Clock } from '../../platform/clock.js';
+import { violatedConstraint } from '../../platform/db/pg-errors.js';
+import { AppError, type FieldErrors } from '../../platform/errors.js';
+import { Agent } from './entities/agent.entity.js';
+
+export const AGENT_LIMITS = {
+  nameMaxLength: 120,
+  idempotencyKeyMaxLength: 255,
+} as const;
+
+export const AGENT_TOKEN_PREFIX = 'agt_';
+
+export interface CreateAgentInput {
+  name: string;
+  metadata?: Record<string, unknown> | undefined;
+  config?: Record<string, unknown> | undefined;
+  idempotencyKey?: string | undefined;
+  /** Only `true` is meaningful: claim the first agent of a new installation. */
+  bootstrap?: boolean | undefined;
+}
+
+export interface CreatedAgent {
+  agent: Agent;
+  /** The credential in clear; exists only in this result, never in storage. */
+  publicToken: string;
+}
+
+const MISSING_CREDENTIAL =
+  'missing credential: send Authorization: Bearer <public_token> or X-API-Key: <public_token>';
+const INVALID_CREDENTIAL =
+  'invalid credential: the token is not recognised; send the public_token returned when the agent was created';
+
+function validate(input: CreateAgentInput): void {
+  const errors: FieldErrors = {};
+  if (input.name.length < 1 || input.name.length > AGENT_LIMITS.nameMaxLength) {
+    errors.name = `must be 1 to ${AGENT_LIMITS.nameMaxLength} characters`;
+  }
+  if (input.idempotencyKey !== undefined && (input.idempotencyKey.length < 1 || input.idempotencyKey.length > AGENT_LIMITS.idempotencyKeyMaxLength)) {
+    errors.idempotency_key = `must be 1 to ${AGENT_LIMITS.idempotencyKeyMaxLength} characters`;
+  }
+  if (input.bootstrap !== undefined && input.bootstrap !== true) errors.bootstrap = 'must be true';
+  if (Object.keys(errors).length) throw AppError.validation(errors);
+}
+
+/** Agent seats: the bootstrap of the first agent, child agents, and resolving a credential to its agent. */
+export class AgentService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The agent a credential belongs to; 401 `unauthorized` for a missing, malformed or unknown one. */
+  async authenticate(credential: PresentedCredential): Promise<Agent> {
+    if (credential.kind === 'none') throw new AppError('unauthorized', MISSING_CREDENTIAL);
+    if (credential.kind === 'malformed') throw new AppError('unauthorized', `unparseable credential: ${credential.reason}`);
+    const agent = await this.em.findOne(Agent, { tokenHash: sha256Hex(credential.token) });
+    if (!agent) throw new AppError('unauthorized', INVALID_CREDENTIAL);
+    return agent;
+  }
+
+  /**
+   * Creates an agent. With `bootstrap: true` and no credential it claims the first agent of a new
+   * installation; afterwards bootstrap answers `bootstrap_claimed` whatever credential is sent.
+   * Without bootstrap the caller must authenticate and becomes the new agent's parent.
+   */
+  async create(credential: PresentedCredential, input: CreateAgentInput): Promise<CreatedAgent> {
+    validate(input);
+    let parent: Agent | null = null;
+    if (input.bootstrap) {
+      // Fast answer for the common case; the partial unique index decides every race.
+      if (await this.anyAgentExists()) throw bootstrapClaimed();
+      if (credential.kind !== 'none') throw new AppError('unauthorized', 'bootstrap takes no credential: send the request without one');
+    } else {
+      parent = await this.authenticate(credential);
+    }
+
+    const publicToken = generateToken(AGENT_TOKEN_PREFIX);
+    const agent = this.em.create(Agent, {
+      name: input.name,
+      metadata: input.metadata ?? {},
+      config: input.config ?? {},
+      tokenHash: sha256Hex(publicToken),
+      idempotencyKey: input.idempotencyKey ?? null,
+      parent,
+      createdAt: this.clock.now(),
+    });
+    try {
+      await this.em.flush();
+    } catch (error) {
+      this.em.clear();
+      switch (violatedConstraint(error)) {
+        case 'agents_single_root':
+          throw bootstrapClaimed();
+        case 'agents_idempotency_key_key':
+          throw new AppError('conflict', 'idempotency_key was already used to create an agent');
+        default:
+          throw error;
+      }
+    }
+    return { agent, publicToken };
+  }
+
+  async findByIds(ids: readonly string[]): Promise<Agent[]> {
+    return this.em.find(Agent, { id: { $in: [...ids] } });
+  }
+
+  async findChildrenOf(parentIds: readonly string[]): Promise<Agent[]> {
+    return this.em.find(Agent, { parent: { $in: [...parentIds] } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  }
+
+  async count(): Promise<number> {
+    return this.em.count(Agent);
+  }
+
+  // Every agent descends from the bootstrap agent, so "any agent" is "the parentless one".
+  private async anyAgentExists(): Promise<boolean> {
+    return (await this.em.findOne(Agent, { parent: null }, { fields: ['id'] })) !== null;
+  }
+}
+
+function bootstrapClaimed(): AppError {
+  return new AppError('bootstrap_claimed', 'bootstrap is no longer available: this installation already has its first agent');
+}

@@ -1,0 +1,32 @@
+import { randomUUID } from 'node:crypto';
+import { Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+
+/** An agent seat: owns a calendar and one credential (stored only as its SHA-256 hash). */
+@Entity({ tableName: 'agents' })
+export class Agent {
+  @PrimaryKey({ type: 'uuid' })
+  id: string = randomUUID();
+
+  @Property({ type: 'string', length: 120 })
+  name!: string;
+
+  @Property({ type: 'json', columnType: 'jsonb' })
+  metadata: Record<string, unknown> = {};
+
+  @Property({ type: 'json', columnType: 'jsonb' })
+  config: Record<string, unknown> = {};
+
+  @Property({ type: 'string', length: 64, unique: 'agents_token_hash_key', hidden: true })
+  tokenHash!: string;
+
+  @Property({ type: 'string', length: 255, nullable: true, unique: 'agents_idempotency_key_key' })
+  idempotencyKey: string | null = null;
+
+  /** The agent that created this one; null only for the bootstrap agent. */
+  @ManyToOne(() => Agent, { nullable: true, deleteRule: 'restrict' })
+  @Index({ name: 'agents_parent_id_idx' })
+  parent: Agent | null = null;
+
+  @Property({ type: 'Date', columnType: 'timestamptz' })
+  createdAt: Date = new Date();
+}

@@ -1,0 +1,80 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import type { Agent } from '../entities/agent.entity.js';
+
+@ObjectType('Agent', { description: 'An agent seat: owns a calendar and one credential.' })
+export class AgentNode {
+  @Field(() => ID)
+  id!: string;
+
+  @Field()
+  name!: string;
+
+  @Field(() => GraphQLJSONObject, { description: 'Free-form keys and values given at creation.' })
+  metadata!: Record<string, unknown>;
+
+  @Field(() => GraphQLJSONObject, { description: 'Free-form keys and values given at creation.' })
+  config!: Record<string, unknown>;
+
+  @Field()
+  createdAt!: Date;
+
+  /** Not a GraphQL field: resolved through a dataloader by `AgentResolver.parent`. */
+  parentId!: string | null;
+
+  static from(agent: Agent): AgentNode {
+    return Object.assign(new AgentNode(), {
+      id: agent.id,
+      name: agent.name,
+      metadata: agent.metadata,
+      config: agent.config,
+      createdAt: agent.createdAt,
+      parentId: agent.parent?.id ?? null,
+    });
+  }
+}
+
+@ObjectType({ description: 'How to send the new credential; the same text for every agent.' })
+export class NextStep {
+  @Field()
+  savePublicToken!: boolean;
+
+  @Field({ description: 'The header form `Authorization: Bearer <public_token>`.' })
+  authorization!: string;
+
+  @Field({ description: 'The header form `X-API-Key: <public_token>`.' })
+  xApiKey!: string;
+
+  @Field()
+  message!: string;
+}
+
+@ObjectType()
+export class CreateAgentPayload {
+  @Field(() => AgentNode)
+  agent!: AgentNode;
+
+  @Field({ description: 'The credential, shown only in this response; stored only as its SHA-256 hash.' })
+  publicToken!: string;
+
+  @Field(() => NextStep)
+  nextStep!: NextStep;
+}
+
+@InputType()
+export class CreateAgentInput {
+  @Field({ description: '1 to 120 characters.' })
+  name!: string;
+
+  @Field(() => GraphQLJSONObject, { nullable: true })
+  metadata?: Record<string, unknown>;
+
+  @Field(() => GraphQLJSONObject, { nullable: true })
+  config?: Record<string, unknown>;
+
+  @Field({ nullable: true, description: '1 to 255 characters, unique per installation; a reused key answers `conflict`.' })
+  idempotencyKey?: string;
+
+  @Field({ nullable: true, description: 'Only `true`: claim the first agent of a new installation (no credential).' })
+  bootstrap?: boolean;
+}

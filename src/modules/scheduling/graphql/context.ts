@@ -1,0 +1,6 @@
+import type { PlatformContext } from '../../../platform/graphql/server.js';
+import type { SchedulingLoaders } from './loaders.js';
+
+export interface SchedulingContext extends PlatformContext {
+  readonly scheduling: SchedulingLoaders;
+}

@@ -1,0 +1,50 @@
+import { AGENT_LIMITS } from '../agent.service.js';
+import { errorResponses } from './common.schemas.js';
+
+/** Seed 000 `AgentCreate`: no properties other than these. */
+export const agentCreateBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: AGENT_LIMITS.nameMaxLength },
+    metadata: { type: 'object', additionalProperties: true },
+    config: { type: 'object', additionalProperties: true },
+    idempotency_key: { type: 'string', minLength: 1, maxLength: AGENT_LIMITS.idempotencyKeyMaxLength },
+    bootstrap: { type: 'boolean', const: true },
+  },
+} as const;
+
+/** Seed 000 `Agent`. */
+export const agentResponse = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'public_token', 'created_at', 'next_step'],
+  properties: {
+    id: { type: 'string', minLength: 1 },
+    public_token: { type: 'string', minLength: 1 },
+    created_at: { type: 'string', format: 'date-time' },
+    next_step: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['save_public_token', 'authorization', 'x_api_key', 'message'],
+      properties: {
+        save_public_token: { type: 'boolean', const: true },
+        authorization: { type: 'string' },
+        x_api_key: { type: 'string' },
+        message: { type: 'string', minLength: 1 },
+      },
+    },
+  },
+} as const;
+
+export const createAgentRoute = {
+  summary: 'Create an agent (bootstrap the first one, or a child of the caller)',
+  tags: ['scheduling'],
+  body: agentCreateBody,
+  headers: {
+    type: 'object',
+    properties: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: AGENT_LIMITS.idempotencyKeyMaxLength } },
+  },
+  response: { 201: agentResponse, ...errorResponses(400, 401, 409) },
+} as const;

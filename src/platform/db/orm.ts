@@ -1,0 +1,53 @@
+import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
+import { Migrator } from '@mikro-orm/migrations';
+import type { Logger } from '../logger.js';
+
+export type Orm = MikroORM;
+
+export interface OrmOptions {
+  clientUrl: string;
+  entities: NonNullable<Options['entities']>;
+  migrations: NonNullable<NonNullable<Options['migrations']>['migrationsList']>;
+  logger: Logger;
+  poolMax?: number;
+  /** Sees every SQL statement the ORM sends; tests count statements with it. */
+  onQuery?: (sql: string) => void;
+}
+
+/** Connects MikroORM to PostgreSQL. The entity list and migrations come from the modules, not from platform. */
+export async function createOrm(options: OrmOptions): Promise<Orm> {
+  const log = options.logger.child({ component: 'orm' });
+  return MikroORM.init({
+    clientUrl: options.clientUrl,
+    entities: options.entities,
+    metadataProvider: ReflectMetadataProvider,
+    extensions: [Migrator],
+    discovery: { warnWhenNoEntities: true },
+    pool: { min: 0, max: options.poolMax ?? 20 },
+    // Request handlers must work on a fork (RequestContext); touching the global EM is a bug.
+    allowGlobalContext: false,
+    forceUtcTimezone: true,
+    ensureDatabase: false,
+    migrations: {
+      migrationsList: options.migrations,
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+      snapshotOnMigrate: false,
+      silent: true,
+    },
+    onQuery: (sql) => {
+      options.onQuery?.(sql);
+      return sql;
+    },
+    logger: (message) => log.debug(message),
+    colors: false,
+  });
+}
+
+/** Applies every pending migration; returns the names that ran. */
+export async function migrate(orm: Orm): Promise<string[]> {
+  const ran = await orm.migrator.up();
+  return ran.map((migration) => migration.name);
+}

@@ -1,0 +1,39 @@
+import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { buildSchema, type ContainerType, type PubSub } from 'type-graphql';
+
+export interface SchemaOptions {
+  /** Resolver classes of every module. */
+  resolvers: readonly Function[];
+  /** Resolver instances by class; omitted when only the SDL is wanted (schema emit). */
+  container?: ContainerType;
+  pubSub?: PubSub;
+}
+
+/** Builds the one gateway schema from the modules' type-graphql resolvers. */
+export async function buildGatewaySchema(options: SchemaOptions): Promise<GraphQLSchema> {
+  const [first, ...rest] = options.resolvers;
+  if (!first) throw new Error('the gateway schema needs at least one resolver');
+  return buildSchema({
+    resolvers: [first, ...rest],
+    validate: false,
+    ...(options.container ? { container: options.container } : {}),
+    ...(options.pubSub ? { pubSub: options.pubSub } : {}),
+  });
+}
+
+/** The committed SDL: sorted, so that the file changes only when the schema does. */
+export function printGatewaySchema(schema: GraphQLSchema): string {
+  return `${printSchema(lexicographicSortSchema(schema)).trim()}\n`;
+}
+
+/** A type-graphql container over resolver instances built by hand (no DI framework). */
+export function resolverContainer(instances: readonly object[]): ContainerType {
+  const byClass = new Map<Function, object>(instances.map((instance) => [instance.constructor, instance]));
+  return {
+    get(resolverClass: Function) {
+      const instance = byClass.get(resolverClass);
+      if (!instance) throw new Error(`no instance registered for resolver ${resolverClass.name}`);
+      return instance;
+    },
+  };
+}

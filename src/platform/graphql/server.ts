@@ -1,0 +1,112 @@
+import { ApolloServer, type BaseContext } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
+import type { FastifyInstance } from 'fastify';
+import { execute, subscribe, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import { parseCredential, type PresentedCredential } from '../auth/credentials.js';
+import type { Logger } from '../logger.js';
+import { formatGraphQLError } from './errors.js';
+
+/** What every resolver can rely on; modules extend it with their loaders. */
+export interface PlatformContext extends BaseContext {
+  readonly requestId: string;
+  readonly credential: PresentedCredential;
+  readonly log: Logger;
+}
+
+export interface GraphQLServerOptions<Context extends PlatformContext> {
+  schema: GraphQLSchema;
+  /** Adds the modules' per-request parts (dataloaders) to the platform context. */
+  buildContext: (base: PlatformContext) => Context;
+  /** Runs one operation in its own unit of work (an EntityManager fork). */
+  runInScope: <T>(operation: () => T) => T;
+  logger: Logger;
+  path?: string;
+}
+
+export const GRAPHQL_PATH = '/graphql';
+
+/**
+ * Serves the schema at one path: GraphQL over HTTP (POST and GET) through Apollo Server, and
+ * GraphQL over WebSocket (`graphql-ws`) on the same path and port. Over WebSocket the credential
+ * comes in `connectionParams` as `authorization` or `x-api-key`.
+ */
+export async function registerGraphQL<Context extends PlatformContext>(
+  app: FastifyInstance,
+  options: GraphQLServerOptions<Context>,
+): Promise<void> {
+  const path = options.path ?? GRAPHQL_PATH;
+  const log = options.logger.child({ component: 'graphql' });
+
+  const apollo = new ApolloServer<Context>({
+    schema: options.schema,
+    includeStacktraceInErrorResponses: false,
+    formatError: (formatted, error) => formatGraphQLError(formatted, error, log),
+    plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginLandingPageDisabled()],
+  });
+  await apollo.start();
+
+  app.route({
+    method: ['GET', 'POST', 'OPTIONS'],
+    url: path,
+    schema: { hide: true },
+    handler: fastifyApolloHandler(apollo, {
+      context: async (request) =>
+        options.buildContext({
+          requestId: request.id,
+          credential: parseCredential(request.headers.authorization, request.headers['x-api-key']),
+          log: request.log,
+        }),
+    }),
+  });
+
+  const sockets = new WebSocketServer({ noServer: true });
+  let connectionCounter = 0;
+  const wsServer = useServer<Record<string, unknown> | undefined, { connectionId: string }>(
+    {
+      schema: options.schema,
+      onConnect: (ctx) => {
+        ctx.extra.connectionId = `ws-${++connectionCounter}`;
+        return true;
+      },
+      context: (ctx, id) => {
+        const params = ctx.connectionParams ?? {};
+        return options.buildContext({
+          requestId: `${ctx.extra.connectionId}:${id}`,
+          credential: parseCredential(params.authorization ?? params.Authorization, params['x-api-key'] ?? params['X-API-Key']),
+          log: log.child({ connectionId: ctx.extra.connectionId, operationId: id }),
+        });
+      },
+      execute: (args: ExecutionArgs) => options.runInScope(() => execute(args)),
+      subscribe: (args: ExecutionArgs) => options.runInScope(() => subscribe(args)),
+      onNext: (_ctx, _id, _payload, _args, result) => {
+        if (!result.errors) return undefined;
+        return {
+          ...(result.data !== undefined ? { data: result.data } : {}),
+          errors: result.errors.map((error) => formatGraphQLError(error.toJSON(), error, log)),
+        };
+      },
+      onError: (_ctx, _id, _payload, errors) =>
+        errors.map((error) => formatGraphQLError(error.toJSON(), error, log)),
+    },
+    sockets,
+  );
+
+  app.server.on('upgrade', (request, socket, head) => {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    if (url.pathname !== path) {
+      socket.destroy();
+      return;
+    }
+    sockets.handleUpgrade(request, socket, head, (ws) => sockets.emit('connection', ws, request));
+  });
+
+  // On shutdown: tell every subscriber we are going away, then stop accepting sockets.
+  app.addHook('preClose', async () => {
+    await wsServer.dispose();
+    for (const client of sockets.clients) client.close(1001, 'server shutting down');
+    await new Promise<void>((resolve) => sockets.close(() => resolve()));
+  });
+}

@@ -1,0 +1,65 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, toAppError } from '../errors.js';
+import { fieldErrorsFrom } from './validation.js';
+
+/**
+ * How a route family spells its error bodies. Seed 000 (and most of the API) uses
+ * `{error, message}` / `{errors: {...}}`; the tool directory (seed 001) uses `{success: false, message}`.
+ */
+export type ErrorStyle = 'standard' | 'directory';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    errorStyle?: ErrorStyle;
+  }
+}
+
+function errorBody(error: AppError, style: ErrorStyle): Record<string, unknown> {
+  if (style === 'directory') return { success: false, message: error.message, ...(error.fields ? { errors: error.fields } : {}) };
+  if (error.code === 'validation') return { errors: error.fields ?? {} };
+  return { error: error.code, message: error.message };
+}
+
+/** Renders a domain error; the one place REST turns an `AppError` into a response. */
+export function sendAppError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  const style = request.routeOptions.config?.errorStyle ?? 'standard';
+  return reply.code(error.status).send(errorBody(error, style));
+}
+
+const FRAMEWORK_CODES: Record<string, { code: AppError['code']; field?: string; message: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'validation', field: 'body', message: 'must be sent as application/json' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'validation', field: 'body', message: 'must not be empty' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'validation', field: 'body', message: 'must be valid JSON' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'validation', field: 'body', message: 'is too large' },
+};
+
+/**
+ * Installs the REST error and not-found handlers: validation → 400 with the field named, domain
+ * errors → their status, anything unexpected → a bare 500 (logged in full, nothing leaked).
+ */
+export function installErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error.validation) {
+      const part = error.validationContext ?? 'body';
+      return sendAppError(request, reply, AppError.validation(fieldErrorsFrom(error.validation, part)));
+    }
+    const framework = error.code ? FRAMEWORK_CODES[error.code] : undefined;
+    if (framework) {
+      const appError = framework.field
+        ? AppError.validation({ [framework.field]: framework.message })
+        : new AppError(framework.code, framework.message);
+      return sendAppError(request, reply, appError);
+    }
+    const appError = toAppError(error);
+    if (appError) return sendAppError(request, reply, appError);
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      return reply.code(error.statusCode).send({ error: 'bad_request', message: error.message });
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).send({ error: 'Internal Server Error' });
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendAppError(request, reply, new AppError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}

@@ -1,0 +1,74 @@
+import { Ajv, type ErrorObject, type Options } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { FastifySchemaValidationError } from 'fastify';
+import type { FieldErrors } from '../errors.js';
+
+// ajv-formats is CommonJS with a default export; under NodeNext the callable sits on `.default`.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+const common: Options = {
+  allErrors: true,
+  strict: false,
+  useDefaults: true,
+  // Bodies are never silently changed: unknown properties are errors where a schema closes the
+  // object (`additionalProperties: false`), never stripped.
+  removeAdditional: false,
+};
+
+function createAjv(options: Options): Ajv {
+  const ajv = new Ajv({ ...common, ...options });
+  addFormats(ajv);
+  return ajv;
+}
+
+// Bodies: a string is not a number and "true" is not a boolean.
+const bodyAjv = createAjv({ coerceTypes: false });
+// Query strings and path parameters arrive as text, so they are coerced ("50" → 50, "abc" fails).
+const urlAjv = createAjv({ coerceTypes: true });
+
+/** Fastify validator compiler: strict for bodies, coercing for URL parts. */
+export function compileValidator({ schema, httpPart }: { schema: object; httpPart?: string }) {
+  const ajv = httpPart === 'body' ? bodyAjv : urlAjv;
+  return ajv.compile(schema);
+}
+
+function messageFor(error: ErrorObject | FastifySchemaValidationError): string {
+  switch (error.keyword) {
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+      return 'is not allowed';
+    case 'const':
+      return `must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`;
+    case 'format': {
+      const format = (error.params as { format: string }).format;
+      return format === 'date-time' ? 'must be an RFC 3339 date-time with a time-zone offset' : `must be a valid ${format}`;
+    }
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+function fieldFor(error: ErrorObject | FastifySchemaValidationError, part: string): string {
+  const params = error.params as Record<string, unknown>;
+  const path = error.instancePath
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
+  if (error.keyword === 'required') path.push(String(params.missingProperty));
+  if (error.keyword === 'additionalProperties') path.push(String(params.additionalProperty));
+  return path.length ? path.join('.') : part;
+}
+
+/** Turns schema validation errors into the seed's `{field: first message}` map. */
+export function fieldErrorsFrom(
+  errors: readonly (ErrorObject | FastifySchemaValidationError)[],
+  part = 'body',
+): FieldErrors {
+  const fields: FieldErrors = {};
+  for (const error of errors) {
+    const field = fieldFor(error, part);
+    fields[field] ??= messageFor(error);
+  }
+  return fields;
+}
