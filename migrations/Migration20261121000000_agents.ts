@@ -5,7 +5,7 @@ export class Migration20261121000000_agents extends Migration {
     this.addSql(`
       create table agents (
         id uuid primary key,
-        name varchar(120) not null check (char_length(name) between 1 and 120),
+        name varchar(120) not null constraint agents_name_check check (char_length((name)::text) >= 1),
         metadata jsonb not null,
         config jsonb not null,
         token_hash varchar(64) not null constraint agents_token_hash_key unique,

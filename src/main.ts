@@ -3,7 +3,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { migrations } from '../migrations/index.js';
 import { entities } from './modules/index.js';
-import { openDatabase } from './platform/db/database.js';
+import { openDatabase, type Database } from './platform/db/database.js';
 import { createOrm, migrate } from './platform/db/orm.js';
 import { createLogger } from './platform/logger.js';
 
@@ -25,11 +25,13 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const startedAt = performance.now();
 
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  let database: Database | undefined;
   let stopping = false;
-  const stopDatabase = async () => database.stop().catch((error: unknown) => logger.error({ err: error }, 'stopping the database failed'));
+  const stopDatabase = async () =>
+    database?.stop().catch((error: unknown) => logger.error({ err: error }, 'stopping the database failed'));
 
   try {
+    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
     const orm = await createOrm({ clientUrl: database.url, entities, migrations, logger });
     const applied = await migrate(orm);
     if (applied.length) logger.info({ migrations: applied }, 'applied migrations');

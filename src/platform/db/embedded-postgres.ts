@@ -60,6 +60,8 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
     : randomBytes(24).toString('base64url');
   const port = await freePort();
   const isRoot = process.getuid?.() === 0;
+  // As root the cluster runs as the `postgres` user, which must be able to reach its directory.
+  if (isRoot) await chmod(root, 0o711);
 
   const postgres = new EmbeddedPostgres({
     databaseDir: clusterDir,

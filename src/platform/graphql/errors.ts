@@ -3,6 +3,17 @@ import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { toAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
+// Apollo's codes for errors in the request itself: the client's to see.
+const CLIENT_ERROR_CODES = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'BAD_REQUEST',
+  'OPERATION_RESOLUTION_FAILURE',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+]);
+
 /**
  * Formats every GraphQL error, over HTTP and WebSocket alike: domain errors carry their REST code in
  * `extensions.code` (validation adds `extensions.errors`, the REST field map); errors about the request
@@ -23,10 +34,13 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
       extensions: { code: appError.code, ...(appError.fields ? { errors: appError.fields } : {}) },
     };
   }
-  // graphql-js raises these for the document and variables; they carry no hidden cause.
-  if (original instanceof GraphQLError && !original.originalError) {
-    const code = typeof formatted.extensions?.code === 'string' ? formatted.extensions.code : 'GRAPHQL_VALIDATION_FAILED';
+  const code = formatted.extensions?.code;
+  if (typeof code === 'string' && CLIENT_ERROR_CODES.has(code)) {
     return { message: formatted.message, ...where, extensions: { code } };
+  }
+  // graphql-js raises these for the document and variables (as graphql-ws reports them); no hidden cause.
+  if (original instanceof GraphQLError && !original.originalError) {
+    return { message: formatted.message, ...where, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } };
   }
   log.error({ err: original }, 'unhandled GraphQL error');
   return { message: 'Internal server error', ...where, extensions: { code: 'INTERNAL_SERVER_ERROR' } };

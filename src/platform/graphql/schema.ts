@@ -1,9 +1,12 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema, type ContainerType, type PubSub } from 'type-graphql';
 
+/** A resolver class, as type-graphql reads it from decorators. */
+export type ResolverClass = new (...args: never[]) => object;
+
 export interface SchemaOptions {
   /** Resolver classes of every module. */
-  resolvers: readonly Function[];
+  resolvers: readonly ResolverClass[];
   /** Resolver instances by class; omitted when only the SDL is wanted (schema emit). */
   container?: ContainerType;
   pubSub?: PubSub;
@@ -28,9 +31,9 @@ export function printGatewaySchema(schema: GraphQLSchema): string {
 
 /** A type-graphql container over resolver instances built by hand (no DI framework). */
 export function resolverContainer(instances: readonly object[]): ContainerType {
-  const byClass = new Map<Function, object>(instances.map((instance) => [instance.constructor, instance]));
+  const byClass = new Map<unknown, object>(instances.map((instance) => [instance.constructor, instance]));
   return {
-    get(resolverClass: Function) {
+    get(resolverClass: ResolverClass) {
       const instance = byClass.get(resolverClass);
       if (!instance) throw new Error(`no instance registered for resolver ${resolverClass.name}`);
       return instance;

@@ -1,8 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Check, Entity, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
 
 /** An agent seat: owns a calendar and one credential (stored only as its SHA-256 hash). */
 @Entity({ tableName: 'agents' })
+@Check({ name: 'agents_name_check', expression: 'char_length((name)::text) >= 1' })
+// The bootstrap agent is the only parentless row; this index admits exactly one (see the migration).
+@Unique({
+  name: 'agents_single_root',
+  expression: 'create unique index agents_single_root on agents ((parent_id is null)) where parent_id is null',
+})
 export class Agent {
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();

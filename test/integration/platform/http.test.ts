@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { bootstrapAgent } from '../../factories/agents.js';
+import { startTestApp, type TestApp } from '../../harness.js';
+
+describe('platform HTTP surface', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('answers liveness and readiness', async () => {
+    const live = await t.rest({ method: 'GET', url: '/healthz' });
+    expect(live.statusCode).toBe(200);
+    expect(live.json()).toEqual({ status: 'ok' });
+    const ready = await t.rest({ method: 'GET', url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ready', database_latency_ms: expect.any(Number) });
+  });
+
+  it('describes every REST route in OpenAPI 3.1 from the route schemas', async () => {
+    const response = await t.rest({ method: 'GET', url: '/openapi.json' });
+    expect(response.statusCode).toBe(200);
+    const document = response.json();
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info.version).toBe('1.0.0');
+    const createAgent = document.paths['/api/agents'].post;
+    const body = createAgent.requestBody.content['application/json'].schema;
+    expect(body.additionalProperties).toBe(false);
+    expect(body.properties.name).toMatchObject({ minLength: 1, maxLength: 120 });
+    expect(Object.keys(createAgent.responses).sort()).toEqual(['201', '400', '401', '409', '500']);
+    expect(document.paths['/graphql']).toBeUndefined();
+  });
+
+  it('answers unknown routes with a JSON 404', async () => {
+    const response = await t.rest({ method: 'GET', url: '/api/nothing-here' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ error: 'not_found', message: expect.stringContaining('/api/nothing-here') });
+  });
+
+  it('echoes a well-formed X-Request-Id and invents one otherwise', async () => {
+    const given = await t.rest({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'trace-123' } });
+    expect(given.headers['x-request-id']).toBe('trace-123');
+    const invented = await t.rest({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(invented.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('serves GraphQL over GET with CSRF protection', async () => {
+    const query = encodeURIComponent('{ __typename }');
+    const blocked = await t.rest({ method: 'GET', url: `/graphql?query=${query}` });
+    expect(blocked.statusCode).toBe(400);
+    const allowed = await t.rest({ method: 'GET', url: `/graphql?query=${query}`, headers: { 'apollo-require-preflight': 'true' } });
+    expect(allowed.statusCode).toBe(200);
+    expect(allowed.json()).toEqual({ data: { __typename: 'Query' } });
+  });
+
+  it('answers GraphQL syntax errors with the parser message and a client code', async () => {
+    const response = await t.rest({ method: 'POST', url: '/graphql', payload: { query: '{ me {' } });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().errors[0].extensions.code).toBe('GRAPHQL_PARSE_FAILED');
+  });
+});
+
+describe('unexpected failures', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('answer a bare 500 over REST and INTERNAL_SERVER_ERROR over GraphQL, leaking nothing', async () => {
+    const root = await bootstrapAgent(t);
+    // Break the database under the running app: the next agent lookup fails in SQL.
+    await t.query('alter table agents rename to agents_gone');
+    const rest = await t.rest({ method: 'POST', url: '/api/agents', headers: { authorization: `Bearer ${root.token}` }, payload: { name: 'x' } });
+    expect(rest.statusCode).toBe(500);
+    expect(rest.json()).toEqual({ error: 'Internal Server Error' });
+
+    const gql = await t.rest({ method: 'POST', url: '/graphql', headers: { authorization: `Bearer ${root.token}` }, payload: { query: '{ me { id } }' } });
+    const body = gql.json();
+    expect(body.errors).toEqual([{ message: 'Internal server error', locations: expect.any(Array), path: ['me'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
+    expect(gql.body).not.toMatch(/agents|relation|stack/i);
+
+    const ready = await t.rest({ method: 'GET', url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    await t.query('alter table agents_gone rename to agents');
+  });
+});

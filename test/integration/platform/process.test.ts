@@ -1,0 +1,101 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { freePort } from '../../../src/platform/db/embedded-postgres.js';
+
+// The real entry point, as `npm start` runs it, on its own embedded database (no DATABASE_URL).
+const ENTRY = ['--import', '@swc-node/register/esm-register', 'src/main.ts'];
+
+interface RunningServer {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function startServer(env: Record<string, string>): RunningServer {
+  const { DATABASE_URL: _ignored, ...inherited } = process.env;
+  const child = spawn(process.execPath, ENTRY, {
+    env: { ...inherited, NODE_OPTIONS: '', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitFor(server: RunningServer, text: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!server.output().includes(text)) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for "${text}":\n${server.output()}`);
+    if (server.child.exitCode !== null) throw new Error(`server exited early:\n${server.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function bootstrap(port: number) {
+  const response = await fetch(`http://127.0.0.1:${port}/api/agents`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'root', bootstrap: true }),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, string> };
+}
+
+async function portIsClosed(port: number): Promise<boolean> {
+  return fetch(`http://127.0.0.1:${port}/healthz`).then(
+    () => false,
+    () => true,
+  );
+}
+
+describe('the server process', () => {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+
+  it('runs on an embedded database that survives a restart, and stops cleanly on SIGTERM', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'gateway-process-'));
+    dirs.push(dataDir);
+
+    const port = await freePort();
+    const first = startServer({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir });
+    await waitFor(first, 'gateway ready');
+    const claimed = await bootstrap(port);
+    expect(claimed.status).toBe(201);
+    const postgresPort = Number(/"component":"embedded-postgres","port":(\d+)/.exec(first.output())?.[1]);
+    expect(postgresPort).toBeGreaterThan(0);
+
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    expect(first.output()).toContain('"msg":"stopped"');
+    expect(await portIsClosed(port)).toBe(true);
+    // The embedded PostgreSQL went down with the process.
+    expect(await portIsClosed(postgresPort)).toBe(true);
+
+    const second = startServer({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir });
+    try {
+      await waitFor(second, 'gateway ready');
+      expect((await bootstrap(port)).status).toBe(409);
+      const me = await fetch(`http://127.0.0.1:${port}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${claimed.body.public_token}` },
+        body: JSON.stringify({ query: '{ me { id } }' }),
+      });
+      expect(await me.json()).toEqual({ data: { me: { id: claimed.body.id } } });
+    } finally {
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+    }
+  }, 120_000);
+
+  it('refuses a bad configuration with one line naming the variable', async () => {
+    const server = startServer({ PORT: 'eighty' });
+    expect(await server.exited).toBe(1);
+    expect(server.output().trim()).toBe('Invalid configuration: PORT must be a whole number');
+  }, 30_000);
+});
