@@ -1,0 +1,170 @@
+import { DateTime } from 'luxon';
+import rrulePackage from 'rrule';
+
+// rrule ships CommonJS whose named exports Node cannot see from ESM; the classes hang off the default.
+const { RRule } = rrulePackage;
+
+/**
+ * Recurrence rules (RFC 5545) as bookings use them. Pure functions, no I/O.
+ *
+ * A rule is stored as the client sent it: an RRULE (`FREQ=WEEKLY;BYDAY=MO;COUNT=10`, with or without
+ * the `RRULE:` prefix), optionally preceded by a `DTSTART;TZID=<zone>:<local time>` line that names
+ * the time zone whose wall clock the occurrences keep across daylight-saving changes. DTSTART is
+ * always the booking's `startsAt` (the first occurrence); each occurrence lasts `endsAt - startsAt`.
+ */
+
+export interface Slot {
+  startsAt: Date;
+  endsAt: Date;
+}
+
+export interface ParsedRule {
+  /** IANA zone whose wall clock the rule follows; UTC when the rule names none. */
+  zone: string;
+  rule: InstanceType<typeof RRule>;
+}
+
+export class RecurrenceError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RecurrenceError';
+  }
+}
+
+const FREQUENCIES = new Set(['YEARLY', 'MONTHLY', 'WEEKLY', 'DAILY', 'HOURLY', 'MINUTELY', 'SECONDLY']);
+const POSITIVE_INTEGER = /^[1-9]\d*$/;
+
+/** Stricter than rrule.js, which accepts a missing FREQ, `COUNT=abc` or `INTERVAL=0` (endless loop). */
+function checkRuleParts(rruleLine: string): void {
+  const parts = new Map<string, string>();
+  for (const part of rruleLine.split(';')) {
+    const [key, value, ...rest] = part.split('=');
+    if (!key || value === undefined || value === '' || rest.length) throw new RecurrenceError(`"${part}" is not NAME=VALUE`);
+    if (parts.has(key.toUpperCase())) throw new RecurrenceError(`${key} appears twice`);
+    parts.set(key.toUpperCase(), value);
+  }
+  const freq = parts.get('FREQ');
+  if (!freq) throw new RecurrenceError('FREQ is required');
+  if (!FREQUENCIES.has(freq.toUpperCase())) throw new RecurrenceError(`FREQ=${freq} is not a frequency`);
+  for (const key of ['COUNT', 'INTERVAL']) {
+    const value = parts.get(key);
+    if (value !== undefined && !POSITIVE_INTEGER.test(value)) throw new RecurrenceError(`${key} must be a positive integer`);
+  }
+  if (parts.has('COUNT') && parts.has('UNTIL')) throw new RecurrenceError('COUNT and UNTIL cannot both be set');
+}
+
+function parseDtstartLine(line: string, startsAt: Date): string {
+  const match = /^DTSTART(?:;TZID=([^:;]+))?:(\d{8}T\d{6}Z?)$/i.exec(line);
+  if (!match) throw new RecurrenceError('DTSTART must look like DTSTART;TZID=Europe/Berlin:20260105T090000');
+  const [, zone = 'UTC', value = ''] = match;
+  const local = DateTime.fromFormat(value.replace(/Z$/i, ''), "yyyyMMdd'T'HHmmss", { zone: value.endsWith('Z') ? 'UTC' : zone });
+  if (!DateTime.local().setZone(zone).isValid) throw new RecurrenceError(`TZID ${zone} is not a known time zone`);
+  if (!local.isValid) throw new RecurrenceError(`DTSTART ${value} is not a valid local time in ${zone}`);
+  if (local.toMillis() !== startsAt.getTime()) {
+    throw new RecurrenceError(`DTSTART must be the booking's startsAt (${startsAt.toISOString()})`);
+  }
+  return zone;
+}
+
+/** Parses and validates a rule for a booking starting at `startsAt`; throws `RecurrenceError`. */
+export function parseRule(text: string, startsAt: Date): ParsedRule {
+  const lines = text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+  let zone = 'UTC';
+  const ruleLines: string[] = [];
+  for (const line of lines) {
+    if (/^DTSTART[;:]/i.test(line)) zone = parseDtstartLine(line, startsAt);
+    else if (/^RRULE:/i.test(line)) ruleLines.push(line.slice('RRULE:'.length));
+    else if (/^[A-Z-]+[:;]/i.test(line)) throw new RecurrenceError(`${line.split(/[:;]/)[0]} lines are not supported`);
+    else ruleLines.push(line);
+  }
+  if (ruleLines.length !== 1) throw new RecurrenceError('exactly one RRULE is required');
+  const ruleLine = ruleLines[0]!;
+  checkRuleParts(ruleLine);
+
+  let options;
+  try {
+    options = RRule.parseString(ruleLine);
+  } catch (error) {
+    throw new RecurrenceError(error instanceof Error ? error.message : 'the rule does not parse');
+  }
+  if (options.byweekday && (Array.isArray(options.byweekday) ? options.byweekday : [options.byweekday]).some((day) => day == null)) {
+    throw new RecurrenceError('BYDAY has an unknown weekday');
+  }
+  // Expand on the zone's wall clock: rrule works on "floating" times whose UTC fields are the local
+  // fields; `toInstant` turns each back into a real instant in the zone (so 09:00 stays 09:00 local).
+  const wall = DateTime.fromJSDate(startsAt, { zone });
+  const floatingStart = new Date(Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second, wall.millisecond));
+  try {
+    const rule = new RRule({ ...options, dtstart: floatingStart, tzid: null });
+    rule.after(floatingStart, true);
+    return { zone, rule };
+  } catch (error) {
+    throw new RecurrenceError(error instanceof Error ? error.message : 'the rule does not expand');
+  }
+}
+
+function toInstant(floating: Date, zone: string): Date {
+  return DateTime.fromObject(
+    {
+      year: floating.getUTCFullYear(),
+      month: floating.getUTCMonth() + 1,
+      day: floating.getUTCDate(),
+      hour: floating.getUTCHours(),
+      minute: floating.getUTCMinutes(),
+      second: floating.getUTCSeconds(),
+      millisecond: floating.getUTCMilliseconds(),
+    },
+    { zone },
+  ).toJSDate();
+}
+
+function toFloating(instant: Date, zone: string): Date {
+  const wall = DateTime.fromJSDate(instant, { zone });
+  return new Date(Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second, wall.millisecond));
+}
+
+export interface ExpandOptions {
+  /** Only occurrences starting at or after this instant. */
+  from?: Date;
+  /** Only occurrences starting before this instant. */
+  before?: Date;
+  /** At most this many occurrences. */
+  limit?: number;
+  /** Occurrence start instants removed from the series (EXDATE). */
+  excluded?: readonly Date[];
+}
+
+/**
+ * The concrete slots of a booking's rule, chronological. The first occurrence is always the
+ * booking's own slot (RFC 5545: DTSTART is the first instance even where the rule would skip it).
+ */
+export function expandRule(parsed: ParsedRule, booking: Slot, options: ExpandOptions = {}): Slot[] {
+  if (options.limit === undefined && options.before === undefined) {
+    throw new Error('expandRule needs a limit or an end: a rule may never end');
+  }
+  const duration = booking.endsAt.getTime() - booking.startsAt.getTime();
+  const excluded = new Set((options.excluded ?? []).map((date) => date.getTime()));
+  const limit = options.limit ?? Number.POSITIVE_INFINITY;
+  const from = options.from ?? booking.startsAt;
+  const floatingFrom = toFloating(from, parsed.zone);
+  const floatingBefore = options.before ? toFloating(options.before, parsed.zone) : undefined;
+
+  const slots: Slot[] = [];
+  const accept = (startsAt: Date) => {
+    if (startsAt < from || (options.before && startsAt >= options.before) || excluded.has(startsAt.getTime())) return;
+    if (slots.length && slots[slots.length - 1]!.startsAt.getTime() === startsAt.getTime()) return;
+    slots.push({ startsAt, endsAt: new Date(startsAt.getTime() + duration) });
+  };
+
+  accept(booking.startsAt);
+  // Iterate lazily so an endless rule stops at the limit or the window's end.
+  parsed.rule.all((floating) => {
+    if (floatingBefore && floating >= floatingBefore) return false;
+    if (floating >= floatingFrom) accept(toInstant(floating, parsed.zone));
+    return slots.length < limit;
+  });
+  return slots.slice(0, Number.isFinite(limit) ? limit : undefined);
+}

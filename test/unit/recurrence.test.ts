@@ -1,0 +1,103 @@
+import { describe, expect, it } from '@jest/globals';
+import { expandRule, parseRule, RecurrenceError } from '../../src/modules/scheduling/recurrence.js';
+
+const slot = (startsAt: string, endsAt: string) => ({ startsAt: new Date(startsAt), endsAt: new Date(endsAt) });
+const iso = (slots: { startsAt: Date; endsAt: Date }[]) => slots.map((s) => [s.startsAt.toISOString(), s.endsAt.toISOString()]);
+
+describe('parseRule', () => {
+  const start = new Date('2026-01-05T09:00:00Z');
+
+  it.each([
+    ['FREQ=WEEKLY;COUNT=3'],
+    ['RRULE:FREQ=WEEKLY;BYDAY=MO,WE;UNTIL=20260301T000000Z'],
+    ['DTSTART;TZID=Europe/Berlin:20260105T100000\nRRULE:FREQ=DAILY;COUNT=2'],
+  ])('accepts %p', (text) => {
+    expect(() => parseRule(text, start)).not.toThrow();
+  });
+
+  it.each([
+    ['', /exactly one RRULE/],
+    ['garbage', /NAME=VALUE/],
+    ['COUNT=3', /FREQ is required/],
+    ['FREQ=BOGUS', /not a frequency/],
+    ['FREQ=DAILY;COUNT=abc', /COUNT must be a positive integer/],
+    ['FREQ=DAILY;INTERVAL=0', /INTERVAL must be a positive integer/],
+    ['FREQ=DAILY;COUNT=2;UNTIL=20270101T000000Z', /COUNT and UNTIL/],
+    ['FREQ=DAILY;BYDAY=XX', /weekday|BYDAY/],
+    ['FREQ=DAILY;FOO=1', /Unknown RRULE property/],
+    ['FREQ=DAILY;UNTIL=tomorrow', /UNTIL/],
+    ['DTSTART;TZID=Mars/Olympus:20260105T090000\nRRULE:FREQ=DAILY', /time zone/],
+    ['DTSTART:20260106T090000Z\nRRULE:FREQ=DAILY', /must be the booking's startsAt/],
+    ['EXRULE:FREQ=DAILY\nRRULE:FREQ=DAILY', /not supported/],
+  ])('refuses %p', (text, message) => {
+    expect(() => parseRule(text, start)).toThrow(RecurrenceError);
+    expect(() => parseRule(text, start)).toThrow(message);
+  });
+});
+
+describe('expandRule', () => {
+  it('expands a weekly rule with COUNT, each occurrence as long as the booking', () => {
+    const booking = slot('2026-01-05T09:00:00Z', '2026-01-05T10:30:00Z');
+    const slots = expandRule(parseRule('FREQ=WEEKLY;COUNT=3', booking.startsAt), booking, { limit: 10 });
+    expect(iso(slots)).toEqual([
+      ['2026-01-05T09:00:00.000Z', '2026-01-05T10:30:00.000Z'],
+      ['2026-01-12T09:00:00.000Z', '2026-01-12T10:30:00.000Z'],
+      ['2026-01-19T09:00:00.000Z', '2026-01-19T10:30:00.000Z'],
+    ]);
+  });
+
+  it('stops a weekly rule at UNTIL (inclusive)', () => {
+    const booking = slot('2026-01-05T09:00:00Z', '2026-01-05T10:00:00Z');
+    const slots = expandRule(parseRule('FREQ=WEEKLY;UNTIL=20260119T090000Z', booking.startsAt), booking, { limit: 10 });
+    expect(slots.map((s) => s.startsAt.toISOString())).toEqual([
+      '2026-01-05T09:00:00.000Z',
+      '2026-01-12T09:00:00.000Z',
+      '2026-01-19T09:00:00.000Z',
+    ]);
+  });
+
+  it('keeps wall-clock time across a daylight-saving change when the rule names a TZID', () => {
+    // 09:00 in Berlin is 08:00Z in winter (CET) and 07:00Z in summer (CEST); DST starts 2026-03-29.
+    const booking = slot('2026-03-27T08:00:00Z', '2026-03-27T09:00:00Z');
+    const rule = parseRule('DTSTART;TZID=Europe/Berlin:20260327T090000\nRRULE:FREQ=DAILY;COUNT=4', booking.startsAt);
+    expect(iso(expandRule(rule, booking, { limit: 10 }))).toEqual([
+      ['2026-03-27T08:00:00.000Z', '2026-03-27T09:00:00.000Z'],
+      ['2026-03-28T08:00:00.000Z', '2026-03-28T09:00:00.000Z'],
+      ['2026-03-29T07:00:00.000Z', '2026-03-29T08:00:00.000Z'],
+      ['2026-03-30T07:00:00.000Z', '2026-03-30T08:00:00.000Z'],
+    ]);
+  });
+
+  it('without a TZID follows UTC, so the local hour moves', () => {
+    const booking = slot('2026-03-27T08:00:00Z', '2026-03-27T09:00:00Z');
+    const slots = expandRule(parseRule('FREQ=DAILY;COUNT=4', booking.startsAt), booking, { limit: 10 });
+    expect(slots.map((s) => s.startsAt.toISOString().slice(11, 16))).toEqual(['08:00', '08:00', '08:00', '08:00']);
+  });
+
+  it('always starts with the booking itself, even where the rule would skip it', () => {
+    const tuesday = slot('2026-01-06T09:00:00Z', '2026-01-06T10:00:00Z');
+    const slots = expandRule(parseRule('FREQ=WEEKLY;BYDAY=MO;COUNT=2', tuesday.startsAt), tuesday, { limit: 5 });
+    expect(slots.map((s) => s.startsAt.toISOString())).toEqual([
+      '2026-01-06T09:00:00.000Z',
+      '2026-01-12T09:00:00.000Z',
+      '2026-01-19T09:00:00.000Z',
+    ]);
+  });
+
+  it('honours from, before, limit and excluded occurrences', () => {
+    const booking = slot('2026-01-01T12:00:00Z', '2026-01-01T13:00:00Z');
+    const rule = parseRule('FREQ=DAILY', booking.startsAt);
+    const slots = expandRule(rule, booking, {
+      from: new Date('2026-01-03T00:00:00Z'),
+      before: new Date('2026-01-08T00:00:00Z'),
+      excluded: [new Date('2026-01-04T12:00:00Z')],
+      limit: 3,
+    });
+    expect(slots.map((s) => s.startsAt.toISOString().slice(0, 10))).toEqual(['2026-01-03', '2026-01-05', '2026-01-06']);
+  });
+
+  it('refuses to expand an endless rule without a bound', () => {
+    const booking = slot('2026-01-01T12:00:00Z', '2026-01-01T13:00:00Z');
+    expect(() => expandRule(parseRule('FREQ=DAILY', booking.startsAt), booking)).toThrow(/limit or an end/);
+  });
+});
