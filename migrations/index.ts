@@ -1,7 +1,11 @@
 import { Migration20261121000000_agents } from './Migration20261121000000_agents.js';
+import { Migration20261121010000_bookings } from './Migration20261121010000_bookings.js';
 
 /**
  * Every migration, oldest first. Migrations are forward-only SQL read by a human before merge; the
  * list is explicit so the compiled server and the TypeScript tests run exactly the same set.
  */
-export const migrations = [{ name: 'Migration20261121000000_agents', class: Migration20261121000000_agents }];
+export const migrations = [
+  { name: 'Migration20261121000000_agents', class: Migration20261121000000_agents },
+  { name: 'Migration20261121010000_bookings', class: Migration20261121010000_bookings },
+];

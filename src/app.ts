@@ -24,7 +24,7 @@ export interface AppDeps {
 const REQUEST_ID_PATTERN = /^[\w.:-]{1,128}$/;
 
 /** Builds the whole gateway on one Fastify instance, ready but not listening (tests `inject` into it). */
-export async function buildApp({ orm, logger, clock = systemClock }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, orm, logger, clock = systemClock }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
     genReqId: (request) => {
@@ -48,7 +48,7 @@ export async function buildApp({ orm, logger, clock = systemClock }: AppDeps): P
     await orm.em.getConnection().execute('select 1');
   });
 
-  const scheduling = createSchedulingModule({ em: orm.em, clock });
+  const scheduling = createSchedulingModule({ em: orm.em, clock, bookingCap: config.bookingCap });
   scheduling.registerRoutes(app);
 
   const schema = await buildGatewaySchema({

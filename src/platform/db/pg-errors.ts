@@ -35,3 +35,18 @@ export function isTransientConflict(error: unknown): boolean {
   const code = pgFields(error)?.code;
   return code === SERIALIZATION_FAILURE || code === DEADLOCK_DETECTED;
 }
+
+/**
+ * Runs `work` (a whole transaction) again when PostgreSQL broke it to resolve a deadlock or a
+ * serialization conflict, so callers never see those as 500s. Other errors pass straight through.
+ */
+export async function retryTransient<T>(work: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isTransientConflict(error) || attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+    }
+  }
+}

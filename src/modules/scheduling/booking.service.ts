@@ -1,0 +1,376 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Clock } from '../../platform/clock.js';
+import { retryTransient, violatedConstraint } from '../../platform/db/pg-errors.js';
+import { AppError, isAppError, type FieldErrors } from '../../platform/errors.js';
+import type { Agent } from './entities/agent.entity.js';
+import { Booking } from './entities/booking.entity.js';
+import { findStoredOutcome, replay, storeOutcome, type IdempotentRequest } from './idempotency.js';
+import { expandRule, parseRule, RecurrenceError, type ParsedRule, type Slot } from './recurrence.js';
+
+export const BOOKING_LIMITS = {
+  agentIdMaxLength: 128,
+  listDefault: 50,
+  listMax: 200,
+  /** Occurrences of a series are materialised (and so conflict-checked) this far ahead. */
+  horizonDays: 366,
+  /** A rule that yields more slots than this inside the horizon is refused. */
+  maxOccurrences: 2000,
+} as const;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** A booking as every adapter presents it (the seed's BookingItem, with Date values). */
+export interface BookingView {
+  id: string;
+  agentId: string;
+  startsAt: Date;
+  endsAt: Date;
+  status: 'confirmed' | 'cancelled';
+  rrule: string | null;
+  warningSentAt: Date | null;
+  createdAt: Date;
+}
+
+export interface CreateBookingInput {
+  agentId: string;
+  startsAt: Date;
+  endsAt: Date;
+  rrule?: string | null | undefined;
+}
+
+export interface BookingWindow {
+  from?: Date | undefined;
+  to?: Date | undefined;
+}
+
+export interface BookingPage {
+  items: BookingView[];
+  hasNextPage: boolean;
+}
+
+/** Keyset position in the `(startsAt, id)` order of a calendar. */
+export interface BookingCursor {
+  startsAt: Date;
+  id: string;
+}
+
+export interface BookingPreview {
+  /** Existing bookings of the agent that the new one (or one of its occurrences) would overlap. */
+  conflicts: BookingView[];
+  /** The new booking's occurrences that clash, chronological. */
+  clashingOccurrences: Slot[];
+  capReached: boolean;
+  /** Occurrences that would be written (conflict-checked), up to the horizon. */
+  occurrenceCount: number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function toBookingView(booking: Booking): BookingView {
+  return {
+    id: booking.id,
+    agentId: booking.agent.id,
+    startsAt: booking.startsAt,
+    endsAt: booking.endsAt,
+    status: booking.status,
+    rrule: booking.rrule,
+    warningSentAt: booking.warningSentAt,
+    createdAt: booking.createdAt,
+  };
+}
+
+/** A view read back from JSON (idempotent replay) has ISO strings where dates were. */
+function reviveBookingView(view: BookingView): BookingView {
+  const date = (value: Date | string) => new Date(value);
+  return {
+    ...view,
+    startsAt: date(view.startsAt),
+    endsAt: date(view.endsAt),
+    createdAt: date(view.createdAt),
+    warningSentAt: view.warningSentAt ? date(view.warningSentAt) : null,
+  };
+}
+
+function checkRange(startsAt: Date, endsAt: Date, fields: FieldErrors): void {
+  if (Number.isNaN(startsAt.getTime())) fields.startsAt = 'must be an RFC 3339 date-time with a time-zone offset';
+  if (Number.isNaN(endsAt.getTime())) fields.endsAt = 'must be an RFC 3339 date-time with a time-zone offset';
+  else if (!fields.startsAt && endsAt <= startsAt) fields.endsAt = 'must be after startsAt';
+}
+
+/**
+ * Bookings on an agent's calendar: create (single or recurring), list, cancel, occurrences, and
+ * the calendar questions around them (preview, free/busy, cancelling one occurrence).
+ *
+ * Overlaps are refused by PostgreSQL (an exclusion constraint on `booking_slots`); the cap and the
+ * idempotency record are checked under a lock on the agent's row, so an agent's writes are serial.
+ */
+export class BookingService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly clock: Clock,
+    private readonly bookingCap: number,
+  ) {}
+
+  async create(actor: Agent, input: CreateBookingInput, idempotencyKey?: string): Promise<BookingView> {
+    const plan = this.plan(actor, input);
+    const request: IdempotentRequest | undefined = idempotencyKey
+      ? { agentId: actor.id, operation: 'create_booking', key: idempotencyKey, body: input }
+      : undefined;
+
+    try {
+      return await retryTransient(() =>
+        this.em.transactional(async (tx) => {
+          const now = this.clock.now();
+          await lockAgent(tx, actor.id);
+          if (request) {
+            const stored = await findStoredOutcome<BookingView>(tx, request, now);
+            if (stored) return reviveBookingView(replay(stored));
+          }
+          if (await this.liveBookingCount(tx, actor.id, now) >= this.bookingCap) {
+            throw new AppError('booking_cap_reached', `the free tier allows ${this.bookingCap} confirmed bookings that have not ended`);
+          }
+          const booking = tx.create(Booking, {
+            agent: actor.id,
+            startsAt: input.startsAt,
+            endsAt: input.endsAt,
+            status: 'confirmed',
+            rrule: input.rrule ?? null,
+            exdates: [],
+            createdAt: now,
+          });
+          await tx.flush();
+          await insertSlots(tx, booking.id, actor.id, plan.slots);
+          const view = toBookingView(booking);
+          if (request) await storeOutcome(tx, request, { ok: view }, now);
+          return view;
+        }),
+      );
+    } catch (error) {
+      const domainError = violatedConstraint(error) === 'booking_slots_no_overlap' ? slotTaken() : error;
+      if (request && isAppError(domainError) && (domainError.code === 'slot_taken' || domainError.code === 'booking_cap_reached')) {
+        // The first answer to this key was a refusal; a repeat must get the same answer.
+        await this.em.transactional((tx) =>
+          storeOutcome(tx, request, { error: { code: domainError.code, message: domainError.message } }, this.clock.now()),
+        );
+      }
+      throw domainError;
+    }
+  }
+
+  /** What `create` would do, without writing: conflicts, clashing occurrences, the cap. */
+  async preview(actor: Agent, input: CreateBookingInput): Promise<BookingPreview> {
+    const plan = this.plan(actor, input);
+    const clashes = await this.em.execute<{ booking_id: string; starts_at: Date; ends_at: Date }[]>(
+      `select s.booking_id, o.starts_at, o.ends_at
+         from jsonb_to_recordset(?::jsonb) as o(starts_at timestamptz, ends_at timestamptz)
+         join booking_slots s
+           on s.agent_id = ? and tstzrange(s.starts_at, s.ends_at, '[)') && tstzrange(o.starts_at, o.ends_at, '[)')
+        order by o.starts_at`,
+      [slotsJson(plan.slots), actor.id],
+    );
+    const conflictIds = [...new Set(clashes.map((clash) => clash.booking_id))];
+    const conflicts = conflictIds.length
+      ? await this.em.find(Booking, { id: { $in: conflictIds } }, { orderBy: { startsAt: 'asc', id: 'asc' } })
+      : [];
+    const seen = new Set<number>();
+    const clashingOccurrences = clashes
+      .map((clash) => ({ startsAt: new Date(clash.starts_at), endsAt: new Date(clash.ends_at) }))
+      .filter((slot) => !seen.has(slot.startsAt.getTime()) && seen.add(slot.startsAt.getTime()));
+    return {
+      conflicts: conflicts.map(toBookingView),
+      clashingOccurrences,
+      capReached: (await this.liveBookingCount(this.em, actor.id, this.clock.now())) >= this.bookingCap,
+      occurrenceCount: plan.slots.length,
+    };
+  }
+
+  /** The caller's bookings (confirmed and cancelled) intersecting `[from, to)`, by `startsAt`. */
+  async list(actor: Agent, window: BookingWindow, limit: number, after?: BookingCursor): Promise<BookingPage> {
+    checkWindow(window);
+    if (window.from && window.to && window.from.getTime() === window.to.getTime()) return { items: [], hasNextPage: false };
+    const rows = await this.em.find(
+      Booking,
+      {
+        agent: actor.id,
+        ...(window.to ? { startsAt: { $lt: window.to } } : {}),
+        ...(window.from ? { endsAt: { $gt: window.from } } : {}),
+        ...(after
+          ? { $or: [{ startsAt: { $gt: after.startsAt } }, { startsAt: after.startsAt, id: { $gt: after.id } }] }
+          : {}),
+      },
+      { orderBy: { startsAt: 'asc', id: 'asc' }, limit: limit + 1 },
+    );
+    return { items: rows.slice(0, limit).map(toBookingView), hasNextPage: rows.length > limit };
+  }
+
+  async get(actor: Agent, bookingId: string): Promise<BookingView> {
+    return toBookingView(await this.findOwned(this.em, actor, bookingId));
+  }
+
+  /** Soft-cancel: the row stays (audit), its slots are freed. Cancelling twice is fine. */
+  async cancel(actor: Agent, bookingId: string): Promise<BookingView> {
+    return retryTransient(() =>
+      this.em.transactional(async (tx) => {
+        const now = this.clock.now();
+        // Keyed by the caller's agent: another agent's booking is never touched.
+        const updated = UUID.test(bookingId)
+          ? await tx.nativeUpdate(Booking, { id: bookingId, agent: actor.id, status: 'confirmed' }, { status: 'cancelled', cancelledAt: now })
+          : 0;
+        if (updated) await tx.execute('delete from booking_slots where booking_id = ?', [bookingId]);
+        const booking = await this.findOwned(tx, actor, bookingId);
+        return toBookingView(booking);
+      }),
+    );
+  }
+
+  /** Removes one occurrence of a series (an EXDATE) and frees its slot. */
+  async cancelOccurrence(actor: Agent, bookingId: string, startsAt: Date): Promise<BookingView> {
+    return retryTransient(() =>
+      this.em.transactional(async (tx) => {
+        await lockAgent(tx, actor.id);
+        const booking = await this.findOwned(tx, actor, bookingId);
+        if (!booking.rrule) throw AppError.validation({ bookingId: 'is not a recurring booking: cancel the booking instead' });
+        if (booking.status !== 'confirmed') throw AppError.validation({ bookingId: 'is cancelled' });
+        const occurrence = this.expandStored(booking, { from: startsAt, limit: 1 })[0];
+        if (!occurrence || occurrence.startsAt.getTime() !== startsAt.getTime()) {
+          throw new AppError('not_found', `the booking has no occurrence starting at ${startsAt.toISOString()}`);
+        }
+        booking.exdates = [...booking.exdates, startsAt.toISOString()];
+        await tx.flush();
+        await tx.execute('delete from booking_slots where booking_id = ? and starts_at = ?', [booking.id, startsAt]);
+        return toBookingView(booking);
+      }),
+    );
+  }
+
+  /**
+   * The next `limit` occurrences starting at or after now. A booking without a rule has its own slot
+   * until it starts; a cancelled booking has none; a stored rule that no longer parses is `bad_rrule`.
+   */
+  async occurrences(actor: Agent, bookingId: string, limit: number): Promise<Slot[]> {
+    const booking = await this.findOwned(this.em, actor, bookingId);
+    const now = this.clock.now();
+    if (booking.status !== 'confirmed') return [];
+    if (!booking.rrule) return booking.startsAt >= now ? [{ startsAt: booking.startsAt, endsAt: booking.endsAt }] : [];
+    return this.expandStored(booking, { from: now, limit });
+  }
+
+  /** Busy intervals (merged) of the caller's calendar inside `[from, to)`, and the free gaps. */
+  async freeBusy(actor: Agent, from: Date, to: Date): Promise<{ busy: Slot[]; free: Slot[] }> {
+    checkWindow({ from, to });
+    const rows = await this.em.execute<{ starts_at: Date; ends_at: Date }[]>(
+      `select starts_at, ends_at from booking_slots
+        where agent_id = ? and tstzrange(starts_at, ends_at, '[)') && tstzrange(?, ?, '[)')
+        order by starts_at`,
+      [actor.id, from, to],
+    );
+    const busy: Slot[] = [];
+    for (const row of rows) {
+      const slot = {
+        startsAt: new Date(Math.max(new Date(row.starts_at).getTime(), from.getTime())),
+        endsAt: new Date(Math.min(new Date(row.ends_at).getTime(), to.getTime())),
+      };
+      const last = busy[busy.length - 1];
+      if (last && last.endsAt >= slot.startsAt) last.endsAt = slot.endsAt > last.endsAt ? slot.endsAt : last.endsAt;
+      else busy.push(slot);
+    }
+    const free: Slot[] = [];
+    let cursor = from;
+    for (const slot of busy) {
+      if (slot.startsAt > cursor) free.push({ startsAt: cursor, endsAt: slot.startsAt });
+      cursor = slot.endsAt;
+    }
+    if (cursor < to) free.push({ startsAt: cursor, endsAt: to });
+    return { busy, free };
+  }
+
+  async findByIds(ids: readonly string[]): Promise<Booking[]> {
+    return this.em.find(Booking, { id: { $in: [...ids] } });
+  }
+
+  /** Validates the request and works out the slots it would occupy. */
+  private plan(actor: Agent, input: CreateBookingInput): { slots: Slot[]; rule?: ParsedRule } {
+    const fields: FieldErrors = {};
+    if (input.agentId.length < 1 || input.agentId.length > BOOKING_LIMITS.agentIdMaxLength) {
+      fields.agentId = `must be 1 to ${BOOKING_LIMITS.agentIdMaxLength} characters`;
+    }
+    checkRange(input.startsAt, input.endsAt, fields);
+    let rule: ParsedRule | undefined;
+    if (input.rrule !== undefined && input.rrule !== null && !fields.startsAt) {
+      try {
+        rule = parseRule(input.rrule, input.startsAt);
+      } catch (error) {
+        if (!(error instanceof RecurrenceError)) throw error;
+        fields.rrule = `is not a valid recurrence rule: ${error.message}`;
+      }
+    }
+    if (Object.keys(fields).length) throw AppError.validation(fields);
+    if (input.agentId !== actor.id) throw new AppError('forbidden', 'agentId must be the agent of the credential');
+
+    const booking = { startsAt: input.startsAt, endsAt: input.endsAt };
+    if (!rule) return { slots: [booking] };
+    // Occurrences are conflict-checked up to the horizon; a year of a rule is the promise.
+    const horizonStart = Math.max(this.clock.now().getTime(), input.startsAt.getTime());
+    const slots = expandRule(rule, booking, {
+      before: new Date(horizonStart + BOOKING_LIMITS.horizonDays * DAY_MS),
+      limit: BOOKING_LIMITS.maxOccurrences + 1,
+    });
+    if (slots.length > BOOKING_LIMITS.maxOccurrences) {
+      throw AppError.validation({
+        rrule: `expands to more than ${BOOKING_LIMITS.maxOccurrences} occurrences within ${BOOKING_LIMITS.horizonDays} days; use a coarser rule or COUNT`,
+      });
+    }
+    return { slots, rule };
+  }
+
+  private expandStored(booking: Booking, options: { from: Date; limit: number }): Slot[] {
+    let rule: ParsedRule;
+    try {
+      rule = parseRule(booking.rrule ?? '', booking.startsAt);
+    } catch (error) {
+      if (!(error instanceof RecurrenceError)) throw error;
+      throw new AppError('bad_rrule', `the stored rule does not parse (${error.message}); cancel the booking and create it again`);
+    }
+    return expandRule(rule, booking, { ...options, excluded: booking.exdates.map((date) => new Date(date)) });
+  }
+
+  private async findOwned(em: EntityManager, actor: Agent, bookingId: string): Promise<Booking> {
+    const booking = UUID.test(bookingId) ? await em.findOne(Booking, { id: bookingId }) : null;
+    if (!booking) throw new AppError('not_found', `no booking ${bookingId}`);
+    if (booking.agent.id !== actor.id) throw new AppError('forbidden', 'the booking belongs to another agent');
+    return booking;
+  }
+
+  private async liveBookingCount(em: EntityManager, agentId: string, now: Date): Promise<number> {
+    return em.count(Booking, { agent: agentId, status: 'confirmed', endsAt: { $gt: now } });
+  }
+}
+
+function checkWindow(window: BookingWindow): void {
+  if (window.from && window.to && window.to < window.from) throw AppError.validation({ to: 'must be at or after from' });
+}
+
+function slotTaken(): AppError {
+  return new AppError('slot_taken', 'the time range overlaps another booking of this agent');
+}
+
+/**
+ * Serialises one agent's calendar writes. Without it, many simultaneous inserts of one slot wait on
+ * each other's exclusion-constraint checks until PostgreSQL's deadlock detector breaks them.
+ */
+async function lockAgent(tx: EntityManager, agentId: string): Promise<void> {
+  await tx.execute('select 1 from agents where id = ? for no key update', [agentId]);
+}
+
+async function insertSlots(tx: EntityManager, bookingId: string, agentId: string, slots: readonly Slot[]): Promise<void> {
+  await tx.execute(
+    `insert into booking_slots (booking_id, agent_id, starts_at, ends_at)
+     select ?, ?, starts_at, ends_at from jsonb_to_recordset(?::jsonb) as o(starts_at timestamptz, ends_at timestamptz)`,
+    [bookingId, agentId, slotsJson(slots)],
+  );
+}
+
+// Many slots travel as one JSON parameter (the ORM would spread a JS array into a value list).
+function slotsJson(slots: readonly Slot[]): string {
+  return JSON.stringify(slots.map((slot) => ({ starts_at: slot.startsAt.toISOString(), ends_at: slot.endsAt.toISOString() })));
+}

@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import { Check, Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Agent } from './agent.entity.js';
+
+export type BookingStatus = 'confirmed' | 'cancelled';
+
+/**
+ * A time range on an agent's calendar, half-open `[startsAt, endsAt)`. With an `rrule` it is the
+ * first occurrence of a series. Cancelling keeps the row (audit) and frees its slots.
+ */
+@Entity({ tableName: 'bookings' })
+@Check({ name: 'bookings_range_check', expression: 'ends_at > starts_at' })
+@Check({ name: 'bookings_status_check', expression: `"status" in ('confirmed', 'cancelled')` })
+@Index({ name: 'bookings_agent_starts_idx', properties: ['agent', 'startsAt', 'id'] })
+@Index({
+  name: 'bookings_agent_live_ends_idx',
+  expression: "create index bookings_agent_live_ends_idx on bookings (agent_id, ends_at) where status = 'confirmed'",
+})
+export class Booking {
+  @PrimaryKey({ type: 'uuid' })
+  id: string = randomUUID();
+
+  @ManyToOne(() => Agent, { deleteRule: 'cascade' })
+  agent!: Agent;
+
+  @Property({ type: 'Date', columnType: 'timestamptz' })
+  startsAt!: Date;
+
+  @Property({ type: 'Date', columnType: 'timestamptz' })
+  endsAt!: Date;
+
+  @Property({ type: 'string', length: 16, default: 'confirmed' })
+  status: BookingStatus = 'confirmed';
+
+  @Property({ type: 'text', nullable: true })
+  rrule: string | null = null;
+
+  /** Occurrence starts removed from the series (EXDATE), as ISO strings. */
+  @Property({ type: 'json', columnType: 'jsonb' })
+  exdates: string[] = [];
+
+  @Property({ type: 'Date', columnType: 'timestamptz', nullable: true })
+  warningSentAt: Date | null = null;
+
+  @Property({ type: 'Date', columnType: 'timestamptz' })
+  createdAt: Date = new Date();
+
+  @Property({ type: 'Date', columnType: 'timestamptz', nullable: true })
+  cancelledAt: Date | null = null;
+}

@@ -1,0 +1,122 @@
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { AppError } from '../../../platform/errors.js';
+import type { AgentService } from '../agent.service.js';
+import { BOOKING_LIMITS, type BookingCursor, type BookingService } from '../booking.service.js';
+import { AgentNode } from './agent.types.js';
+import {
+  BookingConnection,
+  BookingNode,
+  BookingPreview,
+  CreateBookingInput,
+  FreeBusy,
+  SlotNode,
+} from './booking.types.js';
+import type { SchedulingContext } from './context.js';
+
+const encodeCursor = (booking: BookingCursor) => Buffer.from(`${booking.startsAt.toISOString()}|${booking.id}`).toString('base64url');
+
+function decodeCursor(cursor: string): BookingCursor {
+  const [startsAt, id] = Buffer.from(cursor, 'base64url').toString().split('|');
+  const date = new Date(startsAt ?? '');
+  if (!id || Number.isNaN(date.getTime())) throw AppError.validation({ after: 'is not a cursor from this connection' });
+  return { startsAt: date, id };
+}
+
+function checkLimit(field: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1 || value > BOOKING_LIMITS.listMax) {
+    throw AppError.validation({ [field]: `must be an integer from 1 to ${BOOKING_LIMITS.listMax}` });
+  }
+  return value;
+}
+
+@Resolver(() => BookingNode)
+export class BookingResolver {
+  constructor(
+    private readonly agents: AgentService,
+    private readonly calendar: BookingService,
+  ) {}
+
+  @Query(() => BookingConnection, { description: "The caller's bookings intersecting [from, to), by startsAt." })
+  async bookings(
+    @Ctx() ctx: SchedulingContext,
+    @Arg('from', () => Date, { nullable: true }) from?: Date | null,
+    @Arg('to', () => Date, { nullable: true }) to?: Date | null,
+    @Arg('first', () => Int, { defaultValue: BOOKING_LIMITS.listDefault }) first = BOOKING_LIMITS.listDefault as number,
+    @Arg('after', () => String, { nullable: true }) after?: string | null,
+  ): Promise<BookingConnection> {
+    const actor = await this.agents.authenticate(ctx.credential);
+    const page = await this.calendar.list(
+      actor,
+      { from: from ?? undefined, to: to ?? undefined },
+      checkLimit('first', first),
+      after ? decodeCursor(after) : undefined,
+    );
+    const edges = page.items.map((item) => ({ cursor: encodeCursor(item), node: BookingNode.from(item) }));
+    return { edges, pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
+  }
+
+  @Query(() => BookingNode)
+  async booking(@Arg('id', () => ID) id: string, @Ctx() ctx: SchedulingContext): Promise<BookingNode> {
+    const actor = await this.agents.authenticate(ctx.credential);
+    return BookingNode.from(await this.calendar.get(actor, id));
+  }
+
+  @Query(() => [SlotNode], { description: 'The next concrete occurrences of a booking, from now.' })
+  async occurrences(
+    @Arg('bookingId', () => ID) bookingId: string,
+    @Ctx() ctx: SchedulingContext,
+    @Arg('limit', () => Int, { defaultValue: BOOKING_LIMITS.listDefault }) limit = BOOKING_LIMITS.listDefault as number,
+  ): Promise<SlotNode[]> {
+    const actor = await this.agents.authenticate(ctx.credential);
+    return (await this.calendar.occurrences(actor, bookingId, checkLimit('limit', limit))).map(SlotNode.from);
+  }
+
+  @Query(() => FreeBusy, { description: "Busy and free intervals of the caller's calendar inside [from, to)." })
+  async freeBusy(@Arg('from') from: Date, @Arg('to') to: Date, @Ctx() ctx: SchedulingContext): Promise<FreeBusy> {
+    const actor = await this.agents.authenticate(ctx.credential);
+    const { busy, free } = await this.calendar.freeBusy(actor, from, to);
+    return { busy: busy.map(SlotNode.from), free: free.map(SlotNode.from) };
+  }
+
+  @Query(() => BookingPreview, { description: 'A dry run of createBooking: conflicts and clashing occurrences, nothing written.' })
+  async previewBooking(@Arg('input') input: CreateBookingInput, @Ctx() ctx: SchedulingContext): Promise<BookingPreview> {
+    const actor = await this.agents.authenticate(ctx.credential);
+    const preview = await this.calendar.preview(actor, input);
+    return {
+      conflicts: preview.conflicts.map(BookingNode.from),
+      clashingOccurrences: preview.clashingOccurrences.map(SlotNode.from),
+      capReached: preview.capReached,
+      occurrenceCount: preview.occurrenceCount,
+      available: !preview.capReached && preview.conflicts.length === 0,
+    };
+  }
+
+  @Mutation(() => BookingNode)
+  async createBooking(@Arg('input') input: CreateBookingInput, @Ctx() ctx: SchedulingContext): Promise<BookingNode> {
+    const actor = await this.agents.authenticate(ctx.credential);
+    return BookingNode.from(await this.calendar.create(actor, input));
+  }
+
+  @Mutation(() => BookingNode, { description: 'Soft-cancels a booking (idempotent); the row is kept.' })
+  async cancelBooking(@Arg('id', () => ID) id: string, @Ctx() ctx: SchedulingContext): Promise<BookingNode> {
+    const actor = await this.agents.authenticate(ctx.credential);
+    return BookingNode.from(await this.calendar.cancel(actor, id));
+  }
+
+  @Mutation(() => BookingNode, { description: 'Removes one occurrence of a recurring booking (an EXDATE) and frees its slot.' })
+  async cancelOccurrence(
+    @Arg('bookingId', () => ID) bookingId: string,
+    @Arg('startsAt') startsAt: Date,
+    @Ctx() ctx: SchedulingContext,
+  ): Promise<BookingNode> {
+    const actor = await this.agents.authenticate(ctx.credential);
+    return BookingNode.from(await this.calendar.cancelOccurrence(actor, bookingId, startsAt));
+  }
+
+  @FieldResolver(() => AgentNode)
+  async agent(@Root() booking: BookingNode, @Ctx() ctx: SchedulingContext): Promise<AgentNode> {
+    const agent = await ctx.scheduling.agentById.load(booking.agentId);
+    if (!agent) throw new Error(`booking ${booking.id} has no agent ${booking.agentId}`);
+    return AgentNode.from(agent);
+  }
+}

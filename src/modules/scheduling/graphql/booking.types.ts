@@ -1,0 +1,124 @@
+import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import type { BookingView } from '../booking.service.js';
+import type { Slot } from '../recurrence.js';
+import { AgentNode } from './agent.types.js';
+
+@ObjectType('Booking', { description: 'A half-open time range [startsAt, endsAt) on an agent calendar; with an rrule, the first occurrence of a series.' })
+export class BookingNode {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => ID)
+  agentId!: string;
+
+  @Field(() => AgentNode, { description: 'The owning agent (batched).' })
+  agent?: AgentNode;
+
+  @Field()
+  startsAt!: Date;
+
+  @Field()
+  endsAt!: Date;
+
+  @Field({ description: '`confirmed` or `cancelled`.' })
+  status!: string;
+
+  @Field(() => String, { nullable: true, description: 'RFC 5545 rule; DTSTART is startsAt.' })
+  rrule!: string | null;
+
+  @Field(() => Date, { nullable: true, description: 'When the booking.reminder event was sent.' })
+  warningSentAt!: Date | null;
+
+  @Field()
+  createdAt!: Date;
+
+  static from(view: BookingView): BookingNode {
+    return Object.assign(new BookingNode(), view);
+  }
+}
+
+@ObjectType('OccurrenceSlot', { description: 'One concrete occurrence: [startsAt, endsAt).' })
+export class SlotNode {
+  @Field()
+  startsAt!: Date;
+
+  @Field()
+  endsAt!: Date;
+
+  static from(slot: Slot): SlotNode {
+    return Object.assign(new SlotNode(), { startsAt: slot.startsAt, endsAt: slot.endsAt });
+  }
+}
+
+@ObjectType()
+export class BookingEdge {
+  @Field()
+  cursor!: string;
+
+  @Field(() => BookingNode)
+  node!: BookingNode;
+}
+
+@ObjectType()
+export class PageInfo {
+  @Field()
+  hasNextPage!: boolean;
+
+  @Field(() => String, { nullable: true })
+  endCursor!: string | null;
+}
+
+@ObjectType()
+export class BookingConnection {
+  @Field(() => [BookingEdge])
+  edges!: BookingEdge[];
+
+  @Field(() => PageInfo)
+  pageInfo!: PageInfo;
+}
+
+@InputType()
+export class CreateBookingInput {
+  @Field(() => ID, { description: 'Must be the agent of the credential.' })
+  agentId!: string;
+
+  @Field({ description: 'RFC 3339 with any offset; stored and returned in UTC.' })
+  startsAt!: Date;
+
+  @Field()
+  endsAt!: Date;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'RFC 5545 RRULE (e.g. `FREQ=WEEKLY;BYDAY=MO;COUNT=10`). Prefix a `DTSTART;TZID=Europe/Berlin:<local startsAt>` line to keep wall-clock time across daylight-saving changes.',
+  })
+  rrule?: string | null;
+}
+
+@ObjectType({ description: 'A dry run of createBooking: nothing is written.' })
+export class BookingPreview {
+  @Field(() => [BookingNode], { description: 'Existing bookings that the new one would overlap.' })
+  conflicts!: BookingNode[];
+
+  @Field(() => [SlotNode], { description: 'Occurrences of the new booking that clash.' })
+  clashingOccurrences!: SlotNode[];
+
+  @Field({ description: 'Whether the free-tier booking cap is already reached.' })
+  capReached!: boolean;
+
+  @Field(() => Int, { description: 'Occurrences that would be written (up to 366 days ahead).' })
+  occurrenceCount!: number;
+
+  @Field({ description: 'Whether createBooking would succeed now.' })
+  available!: boolean;
+}
+
+@ObjectType()
+export class FreeBusy {
+  @Field(() => [SlotNode], { description: 'Merged busy intervals inside the window.' })
+  busy!: SlotNode[];
+
+  @Field(() => [SlotNode], { description: 'The gaps between them inside the window.' })
+  free!: SlotNode[];
+}

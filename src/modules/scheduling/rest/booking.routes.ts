@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify';
+import type { AgentService } from '../agent.service.js';
+import type { BookingService } from '../booking.service.js';
+import { presentBooking, presentSlot } from './booking.presenter.js';
+import { cancelBookingRoute, createBookingRoute, listBookingsRoute, occurrencesRoute } from './booking.schemas.js';
+
+const optionalDate = (value: string | undefined) => (value === undefined ? undefined : new Date(value));
+
+export function registerBookingRoutes(app: FastifyInstance, agents: AgentService, bookings: BookingService): void {
+  app.post<{ Body: { agentId: string; startsAt: string; endsAt: string }; Headers: { 'idempotency-key'?: string } }>(
+    '/api/bookings',
+    { schema: createBookingRoute },
+    async (request, reply) => {
+      const actor = await agents.authenticate(request.credential);
+      const { agentId, startsAt, endsAt } = request.body;
+      const booking = await bookings.create(
+        actor,
+        { agentId, startsAt: new Date(startsAt), endsAt: new Date(endsAt) },
+        request.headers['idempotency-key'],
+      );
+      return reply.code(201).send(presentBooking(booking));
+    },
+  );
+
+  app.get<{ Querystring: { limit: number; from?: string; to?: string } }>('/api/bookings', { schema: listBookingsRoute }, async (request) => {
+    const actor = await agents.authenticate(request.credential);
+    const { limit, from, to } = request.query;
+    const page = await bookings.list(actor, { from: optionalDate(from), to: optionalDate(to) }, limit);
+    return { items: page.items.map(presentBooking) };
+  });
+
+  app.delete<{ Params: { id: string } }>('/api/bookings/:id', { schema: cancelBookingRoute }, async (request, reply) => {
+    const actor = await agents.authenticate(request.credential);
+    await bookings.cancel(actor, request.params.id);
+    return reply.code(204).send();
+  });
+
+  app.get<{ Params: { id: string }; Querystring: { limit: number } }>(
+    '/api/bookings/:id/occurrences',
+    { schema: occurrencesRoute },
+    async (request) => {
+      const actor = await agents.authenticate(request.credential);
+      const slots = await bookings.occurrences(actor, request.params.id, request.query.limit);
+      return { items: slots.map(presentSlot) };
+    },
+  );
+}
