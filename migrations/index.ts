@@ -1,5 +1,6 @@
 import { Migration20261121000000_agents } from './Migration20261121000000_agents.js';
 import { Migration20261121010000_bookings } from './Migration20261121010000_bookings.js';
+import { Migration20261121020000_proposals_events_webhooks } from './Migration20261121020000_proposals_events_webhooks.js';
 
 /**
  * Every migration, oldest first. Migrations are forward-only SQL read by a human before merge; the
@@ -8,4 +9,5 @@ import { Migration20261121010000_bookings } from './Migration20261121010000_book
 export const migrations = [
   { name: 'Migration20261121000000_agents', class: Migration20261121000000_agents },
   { name: 'Migration20261121010000_bookings', class: Migration20261121010000_bookings },
+  { name: 'Migration20261121020000_proposals_events_webhooks', class: Migration20261121020000_proposals_events_webhooks },
 ];

@@ -11,20 +11,27 @@ import { installCredentialParsing } from './platform/http/credential.js';
 import { installErrorHandlers } from './platform/http/errors.js';
 import { registerHealthRoutes } from './platform/http/health.js';
 import { registerOpenApi } from './platform/http/openapi.js';
-import { compileValidator } from './platform/http/validation.js';
+import { compileValidator, installJsonBodyParser } from './platform/http/validation.js';
+import { startJobRunner, type TaskHandler } from './platform/jobs/queue.js';
 import type { Logger } from './platform/logger.js';
 
 export interface AppDeps {
   config: Config;
   orm: Orm;
+  /** The database the ORM is connected to (the embedded one has no DATABASE_URL). */
+  databaseUrl: string;
   logger: Logger;
   clock?: Clock;
+  /** Run the job queue worker in this process (webhook delivery, reminders). Default true. */
+  jobs?: boolean;
+  jobPollIntervalMs?: number;
 }
 
 const REQUEST_ID_PATTERN = /^[\w.:-]{1,128}$/;
 
 /** Builds the whole gateway on one Fastify instance, ready but not listening (tests `inject` into it). */
-export async function buildApp({ config, orm, logger, clock = systemClock }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, orm, logger, clock = systemClock } = deps;
   const app = Fastify({
     loggerInstance: logger,
     genReqId: (request) => {
@@ -35,6 +42,7 @@ export async function buildApp({ config, orm, logger, clock = systemClock }: App
     routerOptions: { ignoreTrailingSlash: true },
   });
   app.setValidatorCompiler(compileValidator);
+  installJsonBodyParser(app);
   installErrorHandlers(app);
   installCredentialParsing(app);
   // One unit of work per request: every service call in it sees the same EntityManager fork.
@@ -48,7 +56,21 @@ export async function buildApp({ config, orm, logger, clock = systemClock }: App
     await orm.em.getConnection().execute('select 1');
   });
 
-  const scheduling = createSchedulingModule({ em: orm.em, clock, bookingCap: config.bookingCap });
+  const scheduling = createSchedulingModule({
+    em: orm.em,
+    clock,
+    logger,
+    databaseUrl: deps.databaseUrl,
+    bookingCap: config.bookingCap,
+    reminderLeadMinutes: config.reminderLeadMinutes,
+    webhooks: {
+      retryBaseMs: config.webhookRetryBaseMs,
+      maxAttempts: config.webhookMaxAttempts,
+      allowPrivate: config.webhookAllowPrivate,
+      timeoutMs: config.webhookTimeoutMs,
+      disableAfterFailures: config.webhookDisableAfter,
+    },
+  });
   scheduling.registerRoutes(app);
 
   const schema = await buildGatewaySchema({
@@ -59,7 +81,24 @@ export async function buildApp({ config, orm, logger, clock = systemClock }: App
     schema,
     logger,
     runInScope: (operation) => RequestContext.create(orm.em, operation),
-    buildContext: (base) => ({ ...base, scheduling: scheduling.createLoaders() }),
+    entityManager: () => (RequestContext.getEntityManager() as typeof orm.em | undefined) ?? orm.em.fork(),
+    buildContext: (base) => ({ ...base, scheduling: scheduling.createContext(base) }),
+  });
+
+  await scheduling.start();
+  const inScope = (handler: TaskHandler): TaskHandler => (payload) => RequestContext.create(orm.em, () => handler(payload));
+  const runner =
+    deps.jobs === false
+      ? undefined
+      : await startJobRunner({
+          connectionString: deps.databaseUrl,
+          logger,
+          tasks: Object.fromEntries(Object.entries(scheduling.tasks).map(([name, handler]) => [name, inScope(handler)])),
+          ...(deps.jobPollIntervalMs ? { pollIntervalMs: deps.jobPollIntervalMs } : {}),
+        });
+  app.addHook('onClose', async () => {
+    await runner?.stop();
+    await scheduling.stop();
   });
 
   await app.ready();

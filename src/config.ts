@@ -46,6 +46,8 @@ const envSchema = z.object({
   WEBHOOK_RETRY_BASE_MS: positiveInt().default(1000),
   WEBHOOK_MAX_ATTEMPTS: positiveInt(100).default(10),
   WEBHOOK_ALLOW_PRIVATE: booleanFlag.default(false),
+  WEBHOOK_TIMEOUT_MS: positiveInt(120_000).default(10_000),
+  WEBHOOK_DISABLE_AFTER: positiveInt(1000).default(5),
   REMINDER_LEAD_MINUTES: positiveInt(7 * 24 * 60).default(15),
   PRICE_PROVIDERS: z
     .string()
@@ -82,6 +84,10 @@ export interface Config {
   readonly webhookRetryBaseMs: number;
   readonly webhookMaxAttempts: number;
   readonly webhookAllowPrivate: boolean;
+  /** A receiver that has not answered by then is cut off. */
+  readonly webhookTimeoutMs: number;
+  /** Consecutive failed deliveries after which an endpoint is disabled. */
+  readonly webhookDisableAfter: number;
   readonly reminderLeadMinutes: number;
   readonly priceProviders: readonly string[];
   readonly graphqlExplorer: boolean;
@@ -133,6 +139,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookRetryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
     webhookMaxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    webhookDisableAfter: e.WEBHOOK_DISABLE_AFTER,
     reminderLeadMinutes: e.REMINDER_LEAD_MINUTES,
     priceProviders: Object.freeze([...e.PRICE_PROVIDERS]),
     graphqlExplorer: e.GRAPHQL_EXPLORER,

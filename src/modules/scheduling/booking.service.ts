@@ -4,11 +4,15 @@ import { retryTransient, violatedConstraint } from '../../platform/db/pg-errors.
 import { AppError, isAppError, type FieldErrors } from '../../platform/errors.js';
 import type { Agent } from './entities/agent.entity.js';
 import { Booking } from './entities/booking.entity.js';
+import { enqueueJob } from '../../platform/jobs/queue.js';
+import { recordBookingEvent } from './booking-events.js';
+import { fromBookingItem, toBookingItem, type BookingItem } from './booking-item.js';
 import { findStoredOutcome, replay, storeOutcome, type IdempotentRequest } from './idempotency.js';
 import { expandRule, parseRule, RecurrenceError, type ParsedRule, type Slot } from './recurrence.js';
 
 export const BOOKING_LIMITS = {
   agentIdMaxLength: 128,
+  rruleMaxLength: 2000,
   listDefault: 50,
   listMax: 200,
   /** Occurrences of a series are materialised (and so conflict-checked) this far ahead. */
@@ -18,6 +22,8 @@ export const BOOKING_LIMITS = {
 } as const;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+export const SEND_REMINDER_TASK = 'send_reminder';
 
 /** A booking as every adapter presents it (the seed's BookingItem, with Date values). */
 export interface BookingView {
@@ -79,18 +85,6 @@ export function toBookingView(booking: Booking): BookingView {
   };
 }
 
-/** A view read back from JSON (idempotent replay) has ISO strings where dates were. */
-function reviveBookingView(view: BookingView): BookingView {
-  const date = (value: Date | string) => new Date(value);
-  return {
-    ...view,
-    startsAt: date(view.startsAt),
-    endsAt: date(view.endsAt),
-    createdAt: date(view.createdAt),
-    warningSentAt: view.warningSentAt ? date(view.warningSentAt) : null,
-  };
-}
-
 function checkRange(startsAt: Date, endsAt: Date, fields: FieldErrors): void {
   if (Number.isNaN(startsAt.getTime())) fields.startsAt = 'must be an RFC 3339 date-time with a time-zone offset';
   if (Number.isNaN(endsAt.getTime())) fields.endsAt = 'must be an RFC 3339 date-time with a time-zone offset';
@@ -108,7 +102,7 @@ export class BookingService {
   constructor(
     private readonly em: EntityManager,
     private readonly clock: Clock,
-    private readonly bookingCap: number,
+    private readonly options: { bookingCap: number; reminderLeadMinutes: number },
   ) {}
 
   async create(actor: Agent, input: CreateBookingInput, idempotencyKey?: string): Promise<BookingView> {
@@ -123,11 +117,11 @@ export class BookingService {
           const now = this.clock.now();
           await lockAgent(tx, actor.id);
           if (request) {
-            const stored = await findStoredOutcome<BookingView>(tx, request, now);
-            if (stored) return reviveBookingView(replay(stored));
+            const stored = await findStoredOutcome<BookingItem>(tx, request, now);
+            if (stored) return fromBookingItem(replay(stored));
           }
-          if (await this.liveBookingCount(tx, actor.id, now) >= this.bookingCap) {
-            throw new AppError('booking_cap_reached', `the free tier allows ${this.bookingCap} confirmed bookings that have not ended`);
+          if (await this.liveBookingCount(tx, actor.id, now) >= this.options.bookingCap) {
+            throw new AppError('booking_cap_reached', `the free tier allows ${this.options.bookingCap} confirmed bookings that have not ended`);
           }
           const booking = tx.create(Booking, {
             agent: actor.id,
@@ -141,7 +135,8 @@ export class BookingService {
           await tx.flush();
           await insertSlots(tx, booking.id, actor.id, plan.slots);
           const view = toBookingView(booking);
-          if (request) await storeOutcome(tx, request, { ok: view }, now);
+          await this.announceNewBooking(tx, view, now);
+          if (request) await storeOutcome(tx, request, { ok: toBookingItem(view) }, now);
           return view;
         }),
       );
@@ -179,7 +174,7 @@ export class BookingService {
     return {
       conflicts: conflicts.map(toBookingView),
       clashingOccurrences,
-      capReached: (await this.liveBookingCount(this.em, actor.id, this.clock.now())) >= this.bookingCap,
+      capReached: (await this.liveBookingCount(this.em, actor.id, this.clock.now())) >= this.options.bookingCap,
       occurrenceCount: plan.slots.length,
     };
   }
@@ -217,8 +212,9 @@ export class BookingService {
           ? await tx.nativeUpdate(Booking, { id: bookingId, agent: actor.id, status: 'confirmed' }, { status: 'cancelled', cancelledAt: now })
           : 0;
         if (updated) await tx.execute('delete from booking_slots where booking_id = ?', [bookingId]);
-        const booking = await this.findOwned(tx, actor, bookingId);
-        return toBookingView(booking);
+        const view = toBookingView(await this.findOwned(tx, actor, bookingId));
+        if (updated) await recordBookingEvent(tx, { agentId: actor.id, type: 'booking.cancelled', booking: view, at: now });
+        return view;
       }),
     );
   }
@@ -284,6 +280,34 @@ export class BookingService {
     return { busy, free };
   }
 
+  /**
+   * Emits `booking.created` for the owner and queues the `booking.reminder` for the moment
+   * REMINDER_LEAD_MINUTES before it starts (at once when that moment has passed). Part of the
+   * caller's transaction; the proposal service uses it for bookings born from an accept.
+   */
+  async announceNewBooking(tx: EntityManager, booking: BookingView, now: Date): Promise<void> {
+    await recordBookingEvent(tx, { agentId: booking.agentId, type: 'booking.created', booking, at: now });
+    if (booking.startsAt <= now) return;
+    const remindAt = new Date(Math.max(now.getTime(), booking.startsAt.getTime() - this.options.reminderLeadMinutes * 60_000));
+    await enqueueJob(tx, SEND_REMINDER_TASK, { bookingId: booking.id }, { runAt: remindAt, jobKey: `reminder:${booking.id}` });
+  }
+
+  /** The `send_reminder` job: once per confirmed booking, sets `warningSentAt` and emits the event. */
+  async sendReminder(bookingId: string): Promise<boolean> {
+    return this.em.transactional(async (tx) => {
+      const now = this.clock.now();
+      const sent = await tx.nativeUpdate(
+        Booking,
+        { id: bookingId, status: 'confirmed', warningSentAt: null, startsAt: { $gt: now } },
+        { warningSentAt: now },
+      );
+      if (!sent) return false;
+      const booking = toBookingView(await tx.findOneOrFail(Booking, bookingId, { refresh: true }));
+      await recordBookingEvent(tx, { agentId: booking.agentId, type: 'booking.reminder', booking, at: now });
+      return true;
+    });
+  }
+
   async findByIds(ids: readonly string[]): Promise<Booking[]> {
     return this.em.find(Booking, { id: { $in: [...ids] } });
   }
@@ -296,7 +320,9 @@ export class BookingService {
     }
     checkRange(input.startsAt, input.endsAt, fields);
     let rule: ParsedRule | undefined;
-    if (input.rrule !== undefined && input.rrule !== null && !fields.startsAt) {
+    if (input.rrule && input.rrule.length > BOOKING_LIMITS.rruleMaxLength) {
+      fields.rrule = `must be at most ${BOOKING_LIMITS.rruleMaxLength} characters`;
+    } else if (input.rrule !== undefined && input.rrule !== null && !fields.startsAt) {
       try {
         rule = parseRule(input.rrule, input.startsAt);
       } catch (error) {
@@ -358,11 +384,11 @@ function slotTaken(): AppError {
  * Serialises one agent's calendar writes. Without it, many simultaneous inserts of one slot wait on
  * each other's exclusion-constraint checks until PostgreSQL's deadlock detector breaks them.
  */
-async function lockAgent(tx: EntityManager, agentId: string): Promise<void> {
+export async function lockAgent(tx: EntityManager, agentId: string): Promise<void> {
   await tx.execute('select 1 from agents where id = ? for no key update', [agentId]);
 }
 
-async function insertSlots(tx: EntityManager, bookingId: string, agentId: string, slots: readonly Slot[]): Promise<void> {
+export async function insertSlots(tx: EntityManager, bookingId: string, agentId: string, slots: readonly Slot[]): Promise<void> {
   await tx.execute(
     `insert into booking_slots (booking_id, agent_id, starts_at, ends_at)
      select ?, ?, starts_at, ends_at from jsonb_to_recordset(?::jsonb) as o(starts_at timestamptz, ends_at timestamptz)`,

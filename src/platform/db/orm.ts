@@ -1,7 +1,9 @@
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { Migrator } from '@mikro-orm/migrations';
+import { runMigrations as runWorkerMigrations } from 'graphile-worker';
 import type { Logger } from '../logger.js';
+import { silentWorkerLogger } from '../jobs/worker-logger.js';
 
 export type Orm = MikroORM;
 
@@ -46,8 +48,12 @@ export async function createOrm(options: OrmOptions): Promise<Orm> {
   });
 }
 
-/** Applies every pending migration; returns the names that ran. */
-export async function migrate(orm: Orm): Promise<string[]> {
+/**
+ * Applies every pending migration; returns the names that ran. The job queue's own schema
+ * (graphile-worker) comes first: our migrations and functions build on it.
+ */
+export async function migrate(orm: Orm, clientUrl: string): Promise<string[]> {
+  await runWorkerMigrations({ connectionString: clientUrl, logger: silentWorkerLogger });
   const ran = await orm.migrator.up();
   return ran.map((migration) => migration.name);
 }

@@ -1,4 +1,5 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { createPubSub } from '@graphql-yoga/subscription';
 import { buildSchema, type ContainerType, type PubSub } from 'type-graphql';
 
 /** A resolver class, as type-graphql reads it from decorators. */
@@ -20,7 +21,9 @@ export async function buildGatewaySchema(options: SchemaOptions): Promise<GraphQ
     resolvers: [first, ...rest],
     validate: false,
     ...(options.container ? { container: options.container } : {}),
-    ...(options.pubSub ? { pubSub: options.pubSub } : {}),
+    // type-graphql insists on a PubSub whenever a schema has subscriptions, even where each
+    // subscription brings its own `subscribe` (ours read PostgreSQL LISTEN/NOTIFY streams).
+    pubSub: options.pubSub ?? createPubSub(),
   });
 }
 

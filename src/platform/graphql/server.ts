@@ -6,6 +6,7 @@ import { execute, subscribe, type ExecutionArgs, type GraphQLSchema } from 'grap
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { parseCredential, type PresentedCredential } from '../auth/credentials.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger.js';
 import { formatGraphQLError } from './errors.js';
 
@@ -14,6 +15,8 @@ export interface PlatformContext extends BaseContext {
   readonly requestId: string;
   readonly credential: PresentedCredential;
   readonly log: Logger;
+  /** This operation's unit of work: the request's fork over HTTP, a fresh fork per WebSocket operation. */
+  readonly em: EntityManager;
 }
 
 export interface GraphQLServerOptions<Context extends PlatformContext> {
@@ -22,6 +25,8 @@ export interface GraphQLServerOptions<Context extends PlatformContext> {
   buildContext: (base: PlatformContext) => Context;
   /** Runs one operation in its own unit of work (an EntityManager fork). */
   runInScope: <T>(operation: () => T) => T;
+  /** The current request's EntityManager, or a new fork where no request scope is active. */
+  entityManager: () => EntityManager;
   logger: Logger;
   path?: string;
 }
@@ -58,6 +63,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
           requestId: request.id,
           credential: parseCredential(request.headers.authorization, request.headers['x-api-key']),
           log: request.log,
+          em: options.entityManager(),
         }),
     }),
   });
@@ -77,6 +83,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
           requestId: `${ctx.extra.connectionId}:${id}`,
           credential: parseCredential(params.authorization ?? params.Authorization, params['x-api-key'] ?? params['X-API-Key']),
           log: log.child({ connectionId: ctx.extra.connectionId, operationId: id }),
+          em: options.entityManager(),
         });
       },
       execute: (args: ExecutionArgs) => options.runInScope(() => execute(args)),

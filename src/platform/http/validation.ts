@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { FastifySchemaValidationError } from 'fastify';
+import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
+import secureJson from 'secure-json-parse';
 import type { FieldErrors } from '../errors.js';
 
 // ajv-formats is CommonJS with a default export; under NodeNext the callable sits on `.default`.
@@ -71,4 +72,22 @@ export function fieldErrorsFrom(
     fields[field] ??= messageFor(error);
   }
   return fields;
+}
+
+/**
+ * JSON bodies through secure-json-parse (no prototype poisoning), where an empty body is "no body":
+ * the PATCH decisions on proposals take none, and clients often still send the JSON content type.
+ * Routes whose schema requires a body still answer 400 for an empty one.
+ */
+export function installJsonBodyParser(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+    } catch {
+      done(Object.assign(new Error('the body is not valid JSON'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }), undefined);
+    }
+  });
 }

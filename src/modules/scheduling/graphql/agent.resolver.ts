@@ -33,8 +33,7 @@ export class AgentResolver {
   @FieldResolver(() => AgentNode, { nullable: true, description: 'The agent that created this one; null for the bootstrap agent.' })
   async parent(@Root() agent: AgentNode, @Ctx() ctx: SchedulingContext): Promise<AgentNode | null> {
     if (!agent.parentId) return null;
-    const parent = await ctx.scheduling.agentById.load(agent.parentId);
-    return parent ? AgentNode.from(parent) : null;
+    return AgentNode.from(await ctx.scheduling.loadAgent(agent.parentId));
   }
 
   @FieldResolver(() => [AgentNode], { description: 'Agents this one created, oldest first.' })

@@ -12,6 +12,7 @@ import {
   SlotNode,
 } from './booking.types.js';
 import type { SchedulingContext } from './context.js';
+import { checkLimit } from './limits.js';
 
 const encodeCursor = (booking: BookingCursor) => Buffer.from(`${booking.startsAt.toISOString()}|${booking.id}`).toString('base64url');
 
@@ -20,13 +21,6 @@ function decodeCursor(cursor: string): BookingCursor {
   const date = new Date(startsAt ?? '');
   if (!id || Number.isNaN(date.getTime())) throw AppError.validation({ after: 'is not a cursor from this connection' });
   return { startsAt: date, id };
-}
-
-function checkLimit(field: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1 || value > BOOKING_LIMITS.listMax) {
-    throw AppError.validation({ [field]: `must be an integer from 1 to ${BOOKING_LIMITS.listMax}` });
-  }
-  return value;
 }
 
 @Resolver(() => BookingNode)
@@ -48,7 +42,7 @@ export class BookingResolver {
     const page = await this.calendar.list(
       actor,
       { from: from ?? undefined, to: to ?? undefined },
-      checkLimit('first', first),
+      checkLimit('first', first, BOOKING_LIMITS.listMax),
       after ? decodeCursor(after) : undefined,
     );
     const edges = page.items.map((item) => ({ cursor: encodeCursor(item), node: BookingNode.from(item) }));
@@ -68,7 +62,7 @@ export class BookingResolver {
     @Arg('limit', () => Int, { defaultValue: BOOKING_LIMITS.listDefault }) limit = BOOKING_LIMITS.listDefault as number,
   ): Promise<SlotNode[]> {
     const actor = await this.agents.authenticate(ctx.credential);
-    return (await this.calendar.occurrences(actor, bookingId, checkLimit('limit', limit))).map(SlotNode.from);
+    return (await this.calendar.occurrences(actor, bookingId, checkLimit('limit', limit, BOOKING_LIMITS.listMax))).map(SlotNode.from);
   }
 
   @Query(() => FreeBusy, { description: "Busy and free intervals of the caller's calendar inside [from, to)." })
@@ -115,8 +109,6 @@ export class BookingResolver {
 
   @FieldResolver(() => AgentNode)
   async agent(@Root() booking: BookingNode, @Ctx() ctx: SchedulingContext): Promise<AgentNode> {
-    const agent = await ctx.scheduling.agentById.load(booking.agentId);
-    if (!agent) throw new Error(`booking ${booking.id} has no agent ${booking.agentId}`);
-    return AgentNode.from(agent);
+    return AgentNode.from(await ctx.scheduling.loadAgent(booking.agentId));
   }
 }

@@ -1,0 +1,112 @@
+import { EventEmitter, on } from 'node:events';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import pg from 'pg';
+import type { Logger } from '../../platform/logger.js';
+import { fromBookingItem, toBookingItem, type BookingItem } from './booking-item.js';
+import type { BookingView } from './booking.service.js';
+import { BookingEvent, type BookingEventType } from './entities/booking-event.entity.js';
+
+/** A booking event as subscribers and webhooks see it. `cursor` orders all events of an installation. */
+export interface BookingEventView {
+  cursor: string;
+  agentId: string;
+  type: BookingEventType;
+  createdAt: Date;
+  booking: BookingView;
+}
+
+/**
+ * Writes an event in the caller's transaction: the log row (the outbox), a webhook delivery and its
+ * job per matching endpoint, and the NOTIFY that fans it out to subscribers on every process.
+ */
+export async function recordBookingEvent(
+  tx: EntityManager,
+  event: { agentId: string; type: BookingEventType; booking: BookingView; at: Date },
+): Promise<string> {
+  const [row] = await tx.execute<{ id: string }[]>('select record_booking_event(?, ?, ?::jsonb, ?) as id', [
+    event.agentId,
+    event.type,
+    JSON.stringify(toBookingItem(event.booking)),
+    event.at,
+  ]);
+  return String(row?.id);
+}
+
+export const BOOKING_EVENTS_CHANNEL = 'booking_events';
+
+interface NotifiedEvent {
+  cursor: string;
+  agentId: string;
+  type: BookingEventType;
+  createdAt: string;
+  booking: BookingItem;
+}
+
+function fromNotification(payload: NotifiedEvent): BookingEventView {
+  return { cursor: payload.cursor, agentId: payload.agentId, type: payload.type, createdAt: new Date(payload.createdAt), booking: fromBookingItem(payload.booking) };
+}
+
+/**
+ * The live side of `bookingEvents`: one LISTEN connection per process receives every committed
+ * event (whichever process wrote it) and hands it to that process's subscribers of the agent.
+ */
+export class BookingEventBus {
+  private readonly emitter = new EventEmitter();
+  private client: pg.Client | undefined;
+
+  constructor(
+    private readonly connectionString: string,
+    private readonly logger: Logger,
+  ) {
+    this.emitter.setMaxListeners(0);
+  }
+
+  async start(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.connectionString });
+    client.on('notification', (message) => {
+      if (message.channel !== BOOKING_EVENTS_CHANNEL || !message.payload) return;
+      const event = fromNotification(JSON.parse(message.payload) as NotifiedEvent);
+      this.emitter.emit(event.agentId, event);
+    });
+    client.on('error', (error) => this.logger.error({ err: error }, 'booking event listener failed'));
+    await client.connect();
+    await client.query(`listen ${BOOKING_EVENTS_CHANNEL}`);
+    this.client = client;
+  }
+
+  async stop(): Promise<void> {
+    this.emitter.emit('close');
+    await this.client?.end().catch(() => undefined);
+    this.client = undefined;
+  }
+
+  /**
+   * Events of one agent, from `after` (exclusive) if given: first what is already in the log, then
+   * live, with no gap and no duplicate. Listening starts before the log is read; anything seen in
+   * both is dropped by cursor (cursors commit in order, see `record_booking_event`).
+   */
+  async *subscribe(em: EntityManager, agentId: string, after: string | undefined): AsyncGenerator<BookingEventView> {
+    const live = on(this.emitter, agentId, { close: ['close'] }) as AsyncIterableIterator<[BookingEventView]>;
+    let last = after === undefined ? undefined : BigInt(after);
+    try {
+      if (last !== undefined) {
+        for (;;) {
+          const rows: BookingEvent[] = await em.find(BookingEvent, { agent: agentId, id: { $gt: String(last) } }, { orderBy: { id: 'asc' }, limit: 200 });
+          for (const row of rows) {
+            last = BigInt(row.id);
+            yield { cursor: String(row.id), agentId, type: row.type, createdAt: row.createdAt, booking: fromBookingItem(row.booking as unknown as BookingItem) };
+          }
+          if (rows.length < 200) break;
+          em.clear();
+        }
+      }
+      for await (const [event] of live) {
+        if (last !== undefined && BigInt(event.cursor) <= last) continue;
+        last = BigInt(event.cursor);
+        yield event;
+      }
+    } finally {
+      await live.return?.();
+    }
+  }
+}

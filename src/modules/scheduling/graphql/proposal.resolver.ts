@@ -1,0 +1,78 @@
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { AgentService } from '../agent.service.js';
+import { PROPOSAL_LIMITS, type ProposalService } from '../proposal.service.js';
+import { AgentNode } from './agent.types.js';
+import type { SchedulingContext } from './context.js';
+import { checkLimit } from './limits.js';
+import { CreateProposalInput, ProposalNode, ProposalRoleFilter, ProposalStatusFilter } from './proposal.types.js';
+
+@Resolver(() => ProposalNode)
+export class ProposalResolver {
+  constructor(
+    private readonly agents: AgentService,
+    private readonly proposalService: ProposalService,
+  ) {}
+
+  @Query(() => [ProposalNode], { description: "The caller's proposals, newest first." })
+  async proposals(
+    @Ctx() ctx: SchedulingContext,
+    @Arg('role', () => ProposalRoleFilter, { nullable: true }) role?: ProposalRoleFilter | null,
+    @Arg('status', () => ProposalStatusFilter, { nullable: true }) status?: ProposalStatusFilter | null,
+    @Arg('first', () => Int, { defaultValue: PROPOSAL_LIMITS.listDefault }) first = PROPOSAL_LIMITS.listDefault as number,
+  ): Promise<ProposalNode[]> {
+    const actor = await this.agents.authenticate(ctx.credential);
+    const proposals = await this.proposalService.list(actor, {
+      role: role ?? undefined,
+      status: status ?? undefined,
+      limit: checkLimit('first', first, PROPOSAL_LIMITS.listMax),
+    });
+    return proposals.map(ProposalNode.from);
+  }
+
+  @Query(() => ProposalNode)
+  async proposal(@Arg('id', () => ID) id: string, @Ctx() ctx: SchedulingContext): Promise<ProposalNode> {
+    const actor = await this.agents.authenticate(ctx.credential);
+    return ProposalNode.from(await this.proposalService.get(actor, id));
+  }
+
+  @Mutation(() => ProposalNode, { description: 'Asks the target agent to transfer the slot; starts pending.' })
+  async createProposal(@Arg('input') input: CreateProposalInput, @Ctx() ctx: SchedulingContext): Promise<ProposalNode> {
+    const actor = await this.agents.authenticate(ctx.credential);
+    return ProposalNode.from(await this.proposalService.create(actor, input));
+  }
+
+  @Mutation(() => ProposalNode, { description: 'Target only: the slot moves to the proposer.' })
+  async acceptProposal(@Arg('id', () => ID) id: string, @Ctx() ctx: SchedulingContext): Promise<ProposalNode> {
+    return this.decide('accept', id, ctx);
+  }
+
+  @Mutation(() => ProposalNode, { description: 'Target only: keeps the slot; the proposal stays pending.' })
+  async rejectProposal(@Arg('id', () => ID) id: string, @Ctx() ctx: SchedulingContext): Promise<ProposalNode> {
+    return this.decide('reject', id, ctx);
+  }
+
+  @Mutation(() => ProposalNode, { description: 'Target only: refuses for good (declined).' })
+  async declineProposal(@Arg('id', () => ID) id: string, @Ctx() ctx: SchedulingContext): Promise<ProposalNode> {
+    return this.decide('decline', id, ctx);
+  }
+
+  @Mutation(() => ProposalNode, { description: 'Proposer only: takes the proposal back (withdrawn).' })
+  async withdrawProposal(@Arg('id', () => ID) id: string, @Ctx() ctx: SchedulingContext): Promise<ProposalNode> {
+    return this.decide('withdraw', id, ctx);
+  }
+
+  @FieldResolver(() => AgentNode)
+  async proposer(@Root() proposal: ProposalNode, @Ctx() ctx: SchedulingContext): Promise<AgentNode> {
+    return AgentNode.from(await ctx.scheduling.loadAgent(proposal.proposerAgentId));
+  }
+
+  @FieldResolver(() => AgentNode)
+  async target(@Root() proposal: ProposalNode, @Ctx() ctx: SchedulingContext): Promise<AgentNode> {
+    return AgentNode.from(await ctx.scheduling.loadAgent(proposal.targetAgentId));
+  }
+
+  private async decide(decision: 'accept' | 'reject' | 'decline' | 'withdraw', id: string, ctx: SchedulingContext): Promise<ProposalNode> {
+    const actor = await this.agents.authenticate(ctx.credential);
+    return ProposalNode.from(await this.proposalService[decision](actor, id));
+  }
+}

@@ -1,0 +1,226 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Clock } from '../../platform/clock.js';
+import { retryTransient, violatedConstraint } from '../../platform/db/pg-errors.js';
+import { AppError, type FieldErrors } from '../../platform/errors.js';
+import { recordBookingEvent } from './booking-events.js';
+import { insertSlots, lockAgent, toBookingView, type BookingService } from './booking.service.js';
+import { Agent } from './entities/agent.entity.js';
+import { Booking } from './entities/booking.entity.js';
+import { Proposal, type ProposalStatus } from './entities/proposal.entity.js';
+import { findStoredOutcome, replay, storeOutcome, type IdempotentRequest } from './idempotency.js';
+
+export const PROPOSAL_LIMITS = { agentIdMaxLength: 128, listDefault: 50, listMax: 200 } as const;
+
+/** Seed 000 `ProposalItem` with Date values. */
+export interface ProposalView {
+  id: string;
+  proposerAgentId: string;
+  targetAgentId: string;
+  startsAt: Date;
+  endsAt: Date;
+  status: ProposalStatus;
+  createdAt: Date;
+  bookingId: string | null;
+}
+
+export interface CreateProposalInput {
+  targetAgentId: string;
+  startsAt: Date;
+  endsAt: Date;
+}
+
+export type ProposalRole = 'incoming' | 'outgoing';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function toProposalView(proposal: Proposal): ProposalView {
+  return {
+    id: proposal.id,
+    proposerAgentId: proposal.proposer.id,
+    targetAgentId: proposal.target.id,
+    startsAt: proposal.startsAt,
+    endsAt: proposal.endsAt,
+    status: proposal.status,
+    createdAt: proposal.createdAt,
+    bookingId: proposal.booking?.id ?? null,
+  };
+}
+
+function revive(view: ProposalView): ProposalView {
+  return { ...view, startsAt: new Date(view.startsAt), endsAt: new Date(view.endsAt), createdAt: new Date(view.createdAt) };
+}
+
+function notPending(status: ProposalStatus): AppError {
+  return new AppError('proposal_not_pending', `the proposal is already ${status}`);
+}
+
+/**
+ * Slot-transfer proposals. Every decision is a conditional update (`… where status = 'pending'`), so
+ * of simultaneous accepts, declines and withdrawals exactly one takes effect.
+ */
+export class ProposalService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly clock: Clock,
+    private readonly bookings: BookingService,
+  ) {}
+
+  async create(actor: Agent, input: CreateProposalInput, idempotencyKey?: string): Promise<ProposalView> {
+    const fields: FieldErrors = {};
+    if (input.targetAgentId.length < 1 || input.targetAgentId.length > PROPOSAL_LIMITS.agentIdMaxLength) {
+      fields.targetAgentId = `must be 1 to ${PROPOSAL_LIMITS.agentIdMaxLength} characters`;
+    } else if (input.targetAgentId === actor.id) {
+      fields.targetAgentId = 'must be another agent than the proposer';
+    }
+    if (Number.isNaN(input.startsAt.getTime())) fields.startsAt = 'must be an RFC 3339 date-time with a time-zone offset';
+    else if (Number.isNaN(input.endsAt.getTime())) fields.endsAt = 'must be an RFC 3339 date-time with a time-zone offset';
+    else if (input.endsAt <= input.startsAt) fields.endsAt = 'must be after startsAt';
+    if (Object.keys(fields).length) throw AppError.validation(fields);
+
+    const request: IdempotentRequest | undefined = idempotencyKey
+      ? { agentId: actor.id, operation: 'create_proposal', key: idempotencyKey, body: input }
+      : undefined;
+    return retryTransient(() =>
+      this.em.transactional(async (tx) => {
+        const now = this.clock.now();
+        if (request) {
+          await lockAgent(tx, actor.id);
+          const stored = await findStoredOutcome<ProposalView>(tx, request, now);
+          if (stored) return revive(replay(stored));
+        }
+        const target = UUID.test(input.targetAgentId) ? await tx.findOne(Agent, input.targetAgentId, { fields: ['id'] }) : null;
+        if (!target) throw AppError.validation({ targetAgentId: 'is not an existing agent' });
+        const proposal = tx.create(Proposal, {
+          proposer: actor.id,
+          target: target.id,
+          startsAt: input.startsAt,
+          endsAt: input.endsAt,
+          status: 'pending',
+          createdAt: now,
+        });
+        await tx.flush();
+        const view = toProposalView(proposal);
+        if (request) await storeOutcome(tx, request, { ok: view }, now);
+        return view;
+      }),
+    );
+  }
+
+  async list(actor: Agent, filter: { role?: ProposalRole | undefined; status?: ProposalStatus | undefined; limit: number }): Promise<ProposalView[]> {
+    const mine =
+      filter.role === 'incoming'
+        ? { target: actor.id }
+        : filter.role === 'outgoing'
+          ? { proposer: actor.id }
+          : { $or: [{ target: actor.id }, { proposer: actor.id }] };
+    const proposals = await this.em.find(
+      Proposal,
+      { ...mine, ...(filter.status ? { status: filter.status } : {}) },
+      { orderBy: { createdAt: 'desc', id: 'desc' }, limit: filter.limit },
+    );
+    return proposals.map(toProposalView);
+  }
+
+  async get(actor: Agent, proposalId: string): Promise<ProposalView> {
+    const proposal = await this.find(this.em, proposalId);
+    if (proposal.target.id !== actor.id && proposal.proposer.id !== actor.id) {
+      throw new AppError('forbidden', 'the proposal is between other agents');
+    }
+    return toProposalView(proposal);
+  }
+
+  /**
+   * The target hands the slot over, in one transaction with the conditional status update: its
+   * confirmed booking of exactly that range moves to the proposer, or a new one is created for the
+   * proposer. A clash on the proposer's calendar is `slot_taken` and the proposal stays pending.
+   */
+  async accept(actor: Agent, proposalId: string): Promise<ProposalView> {
+    try {
+      return await retryTransient(() =>
+        this.em.transactional(async (tx) => {
+          const now = this.clock.now();
+          const proposal = await this.find(tx, proposalId);
+          if (proposal.target.id !== actor.id) throw new AppError('forbidden', 'only the target agent may accept');
+          const [first, second] = [proposal.proposer.id, proposal.target.id].sort();
+          await lockAgent(tx, first!);
+          await lockAgent(tx, second!);
+          const decided = await tx.nativeUpdate(Proposal, { id: proposal.id, status: 'pending' }, { status: 'accepted', decidedAt: now });
+          if (!decided) throw notPending((await tx.findOneOrFail(Proposal, proposal.id, { refresh: true })).status);
+
+          const proposerId = proposal.proposer.id;
+          const held = await tx.findOne(Booking, {
+            agent: proposal.target.id,
+            status: 'confirmed',
+            startsAt: proposal.startsAt,
+            endsAt: proposal.endsAt,
+          });
+          let booking: Booking;
+          if (held) {
+            held.agent = tx.getReference(Agent, proposerId);
+            await tx.flush();
+            await tx.execute('update booking_slots set agent_id = ? where booking_id = ?', [proposerId, held.id]);
+            booking = held;
+            const view = toBookingView(booking);
+            await recordBookingEvent(tx, { agentId: proposerId, type: 'booking.created', booking: view, at: now });
+            await recordBookingEvent(tx, { agentId: proposal.target.id, type: 'booking.transferred', booking: view, at: now });
+          } else {
+            booking = tx.create(Booking, {
+              agent: proposerId,
+              startsAt: proposal.startsAt,
+              endsAt: proposal.endsAt,
+              status: 'confirmed',
+              rrule: null,
+              exdates: [],
+              createdAt: now,
+            });
+            await tx.flush();
+            await insertSlots(tx, booking.id, proposerId, [{ startsAt: booking.startsAt, endsAt: booking.endsAt }]);
+            await this.bookings.announceNewBooking(tx, toBookingView(booking), now);
+          }
+          await tx.nativeUpdate(Proposal, { id: proposal.id }, { booking: booking.id });
+          return { ...toProposalView(proposal), status: 'accepted' as const, bookingId: booking.id };
+        }),
+      );
+    } catch (error) {
+      if (violatedConstraint(error) === 'booking_slots_no_overlap') {
+        throw new AppError('slot_taken', "the slot overlaps another booking on the proposer's calendar");
+      }
+      throw error;
+    }
+  }
+
+  /** Seed 000: only the target may reject, and a pending proposal stays pending. */
+  async reject(actor: Agent, proposalId: string): Promise<ProposalView> {
+    const proposal = await this.find(this.em, proposalId);
+    if (proposal.target.id !== actor.id) throw new AppError('forbidden', 'only the target agent may reject');
+    if (proposal.status !== 'pending') throw notPending(proposal.status);
+    return toProposalView(proposal);
+  }
+
+  async decline(actor: Agent, proposalId: string): Promise<ProposalView> {
+    return this.decide(actor, proposalId, 'target', 'declined');
+  }
+
+  async withdraw(actor: Agent, proposalId: string): Promise<ProposalView> {
+    return this.decide(actor, proposalId, 'proposer', 'withdrawn');
+  }
+
+  async countAccepted(): Promise<number> {
+    return this.em.count(Proposal, { status: 'accepted' });
+  }
+
+  private async decide(actor: Agent, proposalId: string, who: 'target' | 'proposer', status: 'declined' | 'withdrawn'): Promise<ProposalView> {
+    const proposal = await this.find(this.em, proposalId);
+    if (proposal[who].id !== actor.id) throw new AppError('forbidden', `only the ${who} agent may do this`);
+    const decided = await this.em.nativeUpdate(Proposal, { id: proposal.id, status: 'pending' }, { status, decidedAt: this.clock.now() });
+    if (!decided) throw notPending((await this.em.findOneOrFail(Proposal, proposal.id, { refresh: true })).status);
+    return { ...toProposalView(proposal), status };
+  }
+
+  private async find(em: EntityManager, proposalId: string): Promise<Proposal> {
+    const proposal = UUID.test(proposalId) ? await em.findOne(Proposal, proposalId) : null;
+    if (!proposal) throw new AppError('not_found', `no proposal ${proposalId}`);
+    return proposal;
+  }
+}
+

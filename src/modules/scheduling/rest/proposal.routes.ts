@@ -1,0 +1,62 @@
+import type { FastifyInstance } from 'fastify';
+import type { AgentService } from '../agent.service.js';
+import type { ProposalStatus } from '../entities/proposal.entity.js';
+import type { ProposalRole, ProposalService, ProposalView } from '../proposal.service.js';
+import { createProposalRoute, decideProposalRoute, listProposalsRoute } from './proposal.schemas.js';
+
+/** Seed 000 `ProposalItem`. */
+export function presentProposal(proposal: ProposalView) {
+  return {
+    id: proposal.id,
+    proposerAgentId: proposal.proposerAgentId,
+    targetAgentId: proposal.targetAgentId,
+    startsAt: proposal.startsAt.toISOString(),
+    endsAt: proposal.endsAt.toISOString(),
+    status: proposal.status,
+    createdAt: proposal.createdAt.toISOString(),
+  };
+}
+
+const DECISIONS = {
+  accept: 'Accept: the slot moves to the proposer (target only)',
+  reject: 'Reject: the target keeps the slot; the proposal stays pending',
+  decline: 'Decline: the target refuses for good (terminal)',
+  withdraw: 'Withdraw: the proposer takes the proposal back (terminal)',
+} as const;
+
+export function registerProposalRoutes(app: FastifyInstance, agents: AgentService, proposals: ProposalService): void {
+  app.post<{ Body: { targetAgentId: string; startsAt: string; endsAt: string }; Headers: { 'idempotency-key'?: string } }>(
+    '/api/proposals',
+    { schema: createProposalRoute },
+    async (request, reply) => {
+      const actor = await agents.authenticate(request.credential);
+      const { targetAgentId, startsAt, endsAt } = request.body;
+      const proposal = await proposals.create(
+        actor,
+        { targetAgentId, startsAt: new Date(startsAt), endsAt: new Date(endsAt) },
+        request.headers['idempotency-key'],
+      );
+      return reply.code(201).send(presentProposal(proposal));
+    },
+  );
+
+  app.get<{ Querystring: { role?: ProposalRole; status?: ProposalStatus; limit: number } }>(
+    '/api/proposals',
+    { schema: listProposalsRoute },
+    async (request) => {
+      const actor = await agents.authenticate(request.credential);
+      return { items: (await proposals.list(actor, request.query)).map(presentProposal) };
+    },
+  );
+
+  for (const decision of Object.keys(DECISIONS) as (keyof typeof DECISIONS)[]) {
+    app.patch<{ Params: { id: string } }>(
+      `/api/proposals/:id/${decision}`,
+      { schema: decideProposalRoute(DECISIONS[decision]) },
+      async (request) => {
+        const actor = await agents.authenticate(request.credential);
+        return presentProposal(await proposals[decision](actor, request.params.id));
+      },
+    );
+  }
+}

@@ -1,0 +1,70 @@
+import { PROPOSAL_STATUSES } from '../entities/proposal.entity.js';
+import { PROPOSAL_LIMITS } from '../proposal.service.js';
+import { errorResponses } from './common.schemas.js';
+
+const dateTime = { type: 'string', format: 'date-time' } as const;
+const security = [{ bearer: [] }, { apiKey: [] }];
+
+/** Seed 000 `ProposalCreate`: no other properties allowed. */
+export const proposalCreateBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['targetAgentId', 'startsAt', 'endsAt'],
+  properties: {
+    targetAgentId: { type: 'string', minLength: 1, maxLength: PROPOSAL_LIMITS.agentIdMaxLength },
+    startsAt: dateTime,
+    endsAt: dateTime,
+  },
+} as const;
+
+/** Seed 000 `ProposalItem` (all fields required). */
+export const proposalItem = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'proposerAgentId', 'targetAgentId', 'startsAt', 'endsAt', 'status', 'createdAt'],
+  properties: {
+    id: { type: 'string' },
+    proposerAgentId: { type: 'string' },
+    targetAgentId: { type: 'string' },
+    startsAt: dateTime,
+    endsAt: dateTime,
+    status: { type: 'string', enum: [...PROPOSAL_STATUSES] },
+    createdAt: dateTime,
+  },
+} as const;
+
+export const createProposalRoute = {
+  summary: 'Ask another agent to transfer a slot',
+  tags: ['scheduling'],
+  security,
+  headers: { type: 'object', properties: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: 255 } } },
+  body: proposalCreateBody,
+  response: { 201: proposalItem, ...errorResponses(400, 401, 409) },
+} as const;
+
+export const decideProposalRoute = (summary: string) =>
+  ({
+    summary,
+    tags: ['scheduling'],
+    security,
+    params: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1 } } },
+    response: { 200: proposalItem, ...errorResponses(401, 403, 404, 409) },
+  }) as const;
+
+export const listProposalsRoute = {
+  summary: 'The caller’s proposals, incoming (caller is the target) and/or outgoing',
+  tags: ['scheduling'],
+  security,
+  querystring: {
+    type: 'object',
+    properties: {
+      role: { type: 'string', enum: ['incoming', 'outgoing'] },
+      status: { type: 'string', enum: [...PROPOSAL_STATUSES] },
+      limit: { type: 'integer', minimum: 1, maximum: PROPOSAL_LIMITS.listMax, default: PROPOSAL_LIMITS.listDefault },
+    },
+  },
+  response: {
+    200: { type: 'object', additionalProperties: false, required: ['items'], properties: { items: { type: 'array', items: proposalItem } } },
+    ...errorResponses(400, 401),
+  },
+} as const;
