@@ -56,6 +56,8 @@ export interface TestApp {
 }
 
 export interface TestAppOptions {
+  /** Reuse a database (another app's `databaseUrl`) instead of a fresh clone; it is not dropped on close. */
+  databaseUrl?: string;
   env?: Record<string, string>;
   clock?: Clock;
   /** Run the job queue worker (webhooks, reminders); default true. */
@@ -64,7 +66,9 @@ export interface TestAppOptions {
 
 /** Builds the real app on its own fresh database. Call `close()` in `afterAll`. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+  const database = options.databaseUrl
+    ? { url: options.databaseUrl, name: '', drop: async () => {} }
+    : await createTestDatabase();
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const config = loadConfig({ DATABASE_URL: database.url, WEBHOOK_ALLOW_PRIVATE: 'true', ...options.env });
   const statements: string[] = [];

@@ -80,10 +80,10 @@ export function createSchedulingModule(deps: SchedulingDeps) {
     resolvers: [new AgentResolver(agents), new BookingResolver(agents, bookings), new ProposalResolver(agents, proposals), new WebhookResolver(agents, webhooks), new BookingEventResolver()],
     createContext: (base: PlatformContext): SchedulingContext['scheduling'] => ({
       ...createSchedulingLoaders(base.em),
-      async *bookingEvents(after) {
+      async bookingEvents(after) {
         if (after !== undefined && !/^\d{1,18}$/.test(after)) throw AppError.validation({ after: 'is not a cursor' });
         const actor = await agents.authenticate(base.credential, base.em);
-        yield* bus.subscribe(base.em, actor.id, after);
+        return bus.subscribe(base.em, actor.id, after);
       },
     }),
     registerRoutes: (app: FastifyInstance) => {

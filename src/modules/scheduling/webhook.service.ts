@@ -236,6 +236,7 @@ export class WebhookService {
     const id = (message as { id: string }).id;
     const timestamp = this.clock.now();
     const signature = new StandardWebhook(webhook.secret).sign(id, timestamp, body);
+    const deadline = AbortSignal.timeout(this.settings.timeoutMs);
     try {
       const refused = await refusedTarget(new URL(webhook.url), this.settings.allowPrivate);
       if (refused) return { statusCode: null, error: `refused: the URL ${refused}` };
@@ -250,14 +251,14 @@ export class WebhookService {
           'webhook-signature': signature,
         },
         body,
-        signal: AbortSignal.timeout(this.settings.timeoutMs),
+        signal: deadline,
         maxRedirections: 0,
       } as Parameters<typeof request>[1]);
       await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
       const ok = response.statusCode >= 200 && response.statusCode < 300;
       return { statusCode: response.statusCode, error: ok ? null : `the receiver answered ${response.statusCode}` };
     } catch (error) {
-      const reason = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${this.settings.timeoutMs} ms` : String((error as Error).message ?? error);
+      const reason = deadline.aborted ? `no answer within ${this.settings.timeoutMs} ms` : String((error as Error).message ?? error);
       this.logger.debug({ webhookId: webhook.id, err: error }, 'webhook attempt failed');
       return { statusCode: null, error: reason };
     }

@@ -21,7 +21,9 @@ const CLIENT_ERROR_CODES = new Set([
  * logged and answered as `INTERNAL_SERVER_ERROR` with nothing leaked.
  */
 export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown, log: Logger): GraphQLFormattedError {
-  const original = unwrapResolverError(error);
+  // Errors raised while setting up a subscription stream carry their cause without a path.
+  const unwrapped = unwrapResolverError(error);
+  const original = unwrapped instanceof GraphQLError && unwrapped.originalError ? unwrapped.originalError : unwrapped;
   const where = {
     ...(formatted.locations ? { locations: formatted.locations } : {}),
     ...(formatted.path ? { path: formatted.path } : {}),
@@ -39,7 +41,7 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
     return { message: formatted.message, ...where, extensions: { code } };
   }
   // graphql-js raises these for the document and variables (as graphql-ws reports them); no hidden cause.
-  if (original instanceof GraphQLError && !original.originalError) {
+  if (unwrapped instanceof GraphQLError && !unwrapped.originalError) {
     return { message: formatted.message, ...where, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } };
   }
   log.error({ err: original }, 'unhandled GraphQL error');

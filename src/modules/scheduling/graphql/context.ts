@@ -4,7 +4,7 @@ import type { SchedulingLoaders } from './loaders.js';
 
 export interface SchedulingContext extends PlatformContext {
   readonly scheduling: SchedulingLoaders & {
-    /** The caller's booking events (replay after `after`, then live); authenticates on first read. */
-    bookingEvents(after: string | undefined): AsyncGenerator<BookingEventView>;
+    /** Authenticates, then streams the caller's booking events (replay after `after`, then live). */
+    bookingEvents(after: string | undefined): Promise<AsyncGenerator<BookingEventView>>;
   };
 }

@@ -1,0 +1,204 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { print } from 'graphql';
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import { freePort } from '../../../src/platform/db/embedded-postgres.js';
+import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
+import { createBooking } from '../../factories/bookings.js';
+import { startWebhookReceiver } from '../../factories/webhook-receiver.js';
+import { BookingEventsDocument, type BookingEventsSubscription } from '../../generated/graphql.js';
+import { createTestDatabase, startTestApp, type TestApp } from '../../harness.js';
+
+type BookingEvent = BookingEventsSubscription['bookingEvents'];
+
+/** A live `bookingEvents` subscription over a real graphql-ws connection. */
+function subscribe(url: string, token: string, after?: string) {
+  const events: BookingEvent[] = [];
+  const errors: unknown[] = [];
+  let acknowledged!: () => void;
+  const ready = new Promise<void>((resolve) => (acknowledged = resolve));
+  const client: Client = createClient({
+    url,
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${token}` },
+    retryAttempts: 0,
+    on: { connected: () => acknowledged() },
+  });
+  const stop = client.subscribe<BookingEventsSubscription>(
+    { query: print(BookingEventsDocument), variables: after ? { after } : {} },
+    {
+      next: (value) => (value.data ? events.push(value.data.bookingEvents) : errors.push(value.errors)),
+      error: (error) => errors.push(error),
+      complete: () => undefined,
+    },
+  );
+  return {
+    events,
+    errors,
+    ready,
+    async waitFor(count: number, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (events.length < count) {
+        if (errors.length) throw new Error(`subscription failed: ${JSON.stringify(errors)}`);
+        if (Date.now() > deadline) throw new Error(`got ${events.length} of ${count} events`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return events;
+    },
+    async close() {
+      stop();
+      await client.dispose();
+    },
+  };
+}
+
+const slotAt = (day: number) => {
+  const start = new Date(Date.UTC(2033, 0, 1, 9) + day * 86_400_000);
+  return { startsAt: start.toISOString(), endsAt: new Date(start.getTime() + 3_600_000).toISOString() };
+};
+
+describe('bookingEvents subscription', () => {
+  let t: TestApp;
+  let root: AgentWithToken;
+  let url: string;
+  let day = 0;
+
+  beforeAll(async () => {
+    t = await startTestApp({ jobs: false });
+    root = await bootstrapAgent(t);
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = t.app.server.address();
+    if (!address || typeof address === 'string') throw new Error('no address');
+    url = `ws://127.0.0.1:${address.port}/graphql`;
+  });
+  afterAll(() => t.close());
+
+  const book = (agent: AgentWithToken) => {
+    const slot = slotAt(day++);
+    return createBooking(t, agent, slot.startsAt, slot.endsAt);
+  };
+
+  it('delivers the caller’s own events live, and nobody else’s', async () => {
+    const [agent, other] = [await createAgent(t, root), await createAgent(t, root)];
+    const subscription = subscribe(url, agent.token);
+    await subscription.ready;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await book(other);
+    const mine = await book(agent);
+    await t.rest({ method: 'DELETE', url: `/api/bookings/${mine.id}`, headers: { authorization: `Bearer ${agent.token}` } });
+    const events = await subscription.waitFor(2);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(events.map((event) => [event.type, event.booking.id, event.booking.agentId])).toEqual([
+      ['booking.created', mine.id, agent.id],
+      ['booking.cancelled', mine.id, agent.id],
+    ]);
+    expect(events[0]!.id).toBe(`evt_${events[0]!.cursor}`);
+    expect(BigInt(events[1]!.cursor)).toBeGreaterThan(BigInt(events[0]!.cursor));
+    await subscription.close();
+  });
+
+  it('replays what came after a cursor, then goes live, with no gap and no duplicate', async () => {
+    const agent = await createAgent(t, root);
+    const live = subscribe(url, agent.token);
+    await live.ready;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let i = 0; i < 4; i++) await book(agent);
+    const firstFour = await live.waitFor(4);
+    await live.close();
+
+    // Resume after the first event while more events keep arriving.
+    const resumed = subscribe(url, agent.token, firstFour[0]!.cursor);
+    const writes = Promise.all([book(agent), book(agent), book(agent)]);
+    await writes;
+    const events = await resumed.waitFor(6);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const cursors = events.map((event) => BigInt(event.cursor));
+    expect(events).toHaveLength(6);
+    expect(new Set(cursors).size).toBe(6);
+    expect([...cursors].sort((a, b) => (a < b ? -1 : 1))).toEqual(cursors);
+    expect(cursors.slice(0, 3)).toEqual(firstFour.slice(1).map((event) => BigInt(event.cursor)));
+    await resumed.close();
+  });
+
+  it('refuses a subscription without a valid credential', async () => {
+    const subscription = subscribe(url, 'agt_wrong');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(JSON.stringify(subscription.errors)).toContain('unauthorized');
+    await subscription.close();
+  });
+});
+
+describe('two server processes on one database', () => {
+  const children: ChildProcess[] = [];
+  let databaseDrop: (() => Promise<void>) | undefined;
+
+  afterAll(async () => {
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise((resolve) => {
+            if (child.exitCode !== null) return resolve(undefined);
+            child.on('exit', resolve);
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+    await databaseDrop?.();
+  });
+
+  async function startProcess(databaseUrl: string): Promise<string> {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', 'src/main.ts'], {
+      env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    children.push(child);
+    const base = `http://127.0.0.1:${port}`;
+    const deadline = Date.now() + 60_000;
+    while (!(await fetch(`${base}/readyz`).then((r) => r.ok, () => false))) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error('server process did not start');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return base;
+  }
+
+  const post = async (base: string, path: string, token: string | undefined, body: unknown) => {
+    const response = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    return (await response.json()) as Record<string, string>;
+  };
+
+  it('delivers an event written on B to a subscriber on A, and each webhook event once', async () => {
+    const database = await createTestDatabase();
+    databaseDrop = database.drop;
+    const [a, b] = await Promise.all([startProcess(database.url), startProcess(database.url)]);
+    const receiver = await startWebhookReceiver();
+    try {
+      const root = await post(b, '/api/agents', undefined, { name: 'root', bootstrap: true });
+      await post(a, '/api/webhooks', root.public_token, { url: receiver.url, events: ['booking.created'] });
+      const subscription = subscribe(`${a.replace('http', 'ws')}/graphql`, root.public_token!);
+      await subscription.ready;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+
+      const created: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const booking = await post(i % 2 ? a : b, '/api/bookings', root.public_token, { agentId: root.id, ...slotAt(i) });
+        created.push(booking.id!);
+      }
+      const events = await subscription.waitFor(6);
+      expect(events.map((event) => event.booking.id)).toEqual(created);
+
+      await receiver.waitFor(6);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(receiver.hits).toBe(6);
+      expect(new Set(receiver.received.map((message) => message.headers['webhook-id'])).size).toBe(6);
+      await subscription.close();
+    } finally {
+      await receiver.close();
+    }
+  }, 120_000);
+});

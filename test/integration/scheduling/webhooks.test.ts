@@ -1,0 +1,265 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
+import { createBooking } from '../../factories/bookings.js';
+import { eventually, startWebhookReceiver, type WebhookReceiver } from '../../factories/webhook-receiver.js';
+import { RedeliverWebhookDocument, RegisterWebhookDocument, WebhookDeliveriesDocument, WebhooksDocument } from '../../generated/graphql.js';
+import { bearer, startTestApp, type TestApp } from '../../harness.js';
+
+const FAST_RETRIES = { WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_DISABLE_AFTER: '2' };
+
+describe('webhooks', () => {
+  let t: TestApp;
+  let root: AgentWithToken;
+  let slot = 0;
+  const receivers: WebhookReceiver[] = [];
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: FAST_RETRIES });
+    root = await bootstrapAgent(t);
+  });
+  afterEach(async () => {
+    await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
+  });
+  afterAll(() => t.close());
+
+  const receiver = async (respond?: (hit: number) => number | 'hang') => {
+    const started = await startWebhookReceiver(respond);
+    receivers.push(started);
+    return started;
+  };
+
+  const register = async (agent: AgentWithToken, url: string, events?: string[]) =>
+    t.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(agent.token), payload: { url, ...(events ? { events } : {}) } });
+
+  const book = (agent: AgentWithToken) => {
+    const start = new Date(Date.UTC(2032, 0, 1, 9) + slot++ * 86_400_000);
+    return createBooking(t, agent, start.toISOString(), new Date(start.getTime() + 3_600_000).toISOString());
+  };
+
+  const deliveries = async (agent: AgentWithToken, webhookId: string) =>
+    (await t.gql(WebhookDeliveriesDocument, { webhookId }, bearer(agent.token))).data!.webhookDeliveries;
+
+  describe('registration', () => {
+    it('answers 201 with the secret once, all events by default, and lists only the caller’s', async () => {
+      const [agent, other] = [await createAgent(t, root), await createAgent(t, root)];
+      const hook = await receiver();
+      const response = await register(agent, hook.url);
+      expect(response.statusCode).toBe(201);
+      const body = response.json();
+      expect(body).toEqual({
+        id: expect.any(String),
+        url: hook.url,
+        events: ['booking.created', 'booking.cancelled', 'booking.transferred', 'booking.reminder'],
+        secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]+=*$/),
+        created_at: expect.any(String),
+        disabled_at: null,
+      });
+      const listed = (await t.rest({ method: 'GET', url: '/api/webhooks', headers: bearer(agent.token) })).json();
+      expect(listed.items.map((item: { id: string }) => item.id)).toEqual([body.id]);
+      expect(JSON.stringify(listed)).not.toContain(body.secret);
+      expect((await t.rest({ method: 'GET', url: '/api/webhooks', headers: bearer(other.token) })).json()).toEqual({ items: [] });
+      expect((await t.rest({ method: 'DELETE', url: `/api/webhooks/${body.id}`, headers: bearer(other.token) })).statusCode).toBe(403);
+      expect((await t.rest({ method: 'DELETE', url: `/api/webhooks/${body.id}`, headers: bearer(agent.token) })).statusCode).toBe(204);
+      expect((await t.rest({ method: 'DELETE', url: `/api/webhooks/${body.id}`, headers: bearer(agent.token) })).statusCode).toBe(404);
+    });
+
+    it.each([
+      ['not a URL', 'not a url', undefined, 'url'],
+      ['an ftp URL', 'ftp://example.com/x', undefined, 'url'],
+      ['an unknown event', 'http://127.0.0.1:9/x', ['booking.exploded'], 'events'],
+      ['no events', 'http://127.0.0.1:9/x', [], 'events'],
+    ])('answers 400 for %s', async (_label, url, events, field) => {
+      const response = await register(root, url, events);
+      expect(response.statusCode).toBe(400);
+      expect(Object.keys(response.json().errors)).toEqual([field]);
+    });
+  });
+
+  it('delivers booking.created to the new owner on accept, signed so standardwebhooks verifies it', async () => {
+    const [proposer, target] = [await createAgent(t, root), await createAgent(t, root)];
+    const hook = await receiver();
+    const { secret } = (await register(proposer, hook.url)).json();
+    const held = await book(target);
+    const proposal = (
+      await t.rest({
+        method: 'POST',
+        url: '/api/proposals',
+        headers: bearer(proposer.token),
+        payload: { targetAgentId: target.id, startsAt: held.startsAt, endsAt: held.endsAt },
+      })
+    ).json();
+    await t.rest({ method: 'PATCH', url: `/api/proposals/${proposal.id}/accept`, headers: bearer(target.token) });
+
+    const [message] = await hook.waitFor(1);
+    const verified = new StandardWebhook(secret).verify(message!.body, {
+      'webhook-id': String(message!.headers['webhook-id']),
+      'webhook-timestamp': String(message!.headers['webhook-timestamp']),
+      'webhook-signature': String(message!.headers['webhook-signature']),
+    }) as { id: string; type: string; data: { booking: Record<string, unknown> } };
+    expect(verified.type).toBe('booking.created');
+    expect(verified.id).toBe(message!.headers['webhook-id']);
+    expect(verified.data.booking).toEqual({ ...held, agentId: proposer.id, warningSentAt: null });
+    // A tampered body does not verify.
+    expect(() =>
+      new StandardWebhook(secret).verify(message!.body.replace(proposer.id, target.id), {
+        'webhook-id': String(message!.headers['webhook-id']),
+        'webhook-timestamp': String(message!.headers['webhook-timestamp']),
+        'webhook-signature': String(message!.headers['webhook-signature']),
+      }),
+    ).toThrow();
+  });
+
+  it('sends booking.created, booking.cancelled and booking.transferred to the subscribed events only', async () => {
+    const [owner, taker] = [await createAgent(t, root), await createAgent(t, root)];
+    const everything = await receiver();
+    const cancelledOnly = await receiver();
+    await register(owner, everything.url);
+    await register(owner, cancelledOnly.url, ['booking.cancelled']);
+    const first = await book(owner);
+    await t.rest({ method: 'DELETE', url: `/api/bookings/${first.id}`, headers: bearer(owner.token) });
+    const second = await book(owner);
+    const proposal = (
+      await t.rest({ method: 'POST', url: '/api/proposals', headers: bearer(taker.token), payload: { targetAgentId: owner.id, startsAt: second.startsAt, endsAt: second.endsAt } })
+    ).json();
+    await t.rest({ method: 'PATCH', url: `/api/proposals/${proposal.id}/accept`, headers: bearer(owner.token) });
+
+    const received = await everything.waitFor(4);
+    const byCursor = [...received].sort((a, b) => Number(a.json.id.slice(4)) - Number(b.json.id.slice(4)));
+    expect(byCursor.map((message) => [message.json.type, message.json.data.booking.id])).toEqual([
+      ['booking.created', first.id],
+      ['booking.cancelled', first.id],
+      ['booking.created', second.id],
+      ['booking.transferred', second.id],
+    ]);
+    expect(byCursor[3]!.json.data.booking.agentId).toBe(taker.id);
+    const onlyCancelled = await cancelledOnly.waitFor(1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(onlyCancelled.map((message) => message.json.type)).toEqual(['booking.cancelled']);
+  });
+
+  it('retries a failing receiver and delivers on the third attempt', async () => {
+    const agent = await createAgent(t, root);
+    const hook = await receiver((hit) => (hit <= 2 ? 503 : 200));
+    const { id } = (await register(agent, hook.url)).json();
+    await book(agent);
+    await hook.waitFor(1);
+    const [delivery] = await eventually(async () => {
+      const found = await deliveries(agent, id);
+      return found[0]?.status === 'delivered' ? found : undefined;
+    });
+    expect(delivery!.attempts.map((attempt) => attempt.statusCode)).toEqual([503, 503, 200]);
+    expect(hook.hits).toBe(3);
+  });
+
+  it('marks a delivery failed after the last attempt, records every attempt, and disables a failing endpoint', async () => {
+    const agent = await createAgent(t, root);
+    const hook = await receiver(() => 500);
+    const { id } = (await register(agent, hook.url)).json();
+    await book(agent);
+    await book(agent);
+    const failed = await eventually(async () => {
+      const found = await deliveries(agent, id);
+      return found.length === 2 && found.every((delivery) => delivery.status === 'failed') ? found : undefined;
+    });
+    for (const delivery of failed) {
+      expect(delivery.attempts.map((attempt) => attempt.attempt)).toEqual([1, 2, 3]);
+      expect(delivery.attempts.every((attempt) => attempt.statusCode === 500)).toBe(true);
+      expect(delivery.lastError).toMatch(/500/);
+    }
+    // WEBHOOK_DISABLE_AFTER=2: two failed deliveries in a row disable the endpoint, and GraphQL says so.
+    const [webhook] = (await t.gql(WebhooksDocument, undefined, bearer(agent.token))).data!.webhooks;
+    expect(webhook).toMatchObject({ id, enabled: false, disabledReason: expect.stringMatching(/2 deliveries in a row failed/) });
+    const hitsBefore = hook.hits;
+    await book(agent);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(hook.hits).toBe(hitsBefore);
+  });
+
+  it('cuts off a receiver that hangs, without slowing the request that caused the event', async () => {
+    const agent = await createAgent(t, root);
+    const hook = await receiver(() => 'hang');
+    const { id } = (await register(agent, hook.url)).json();
+    const started = Date.now();
+    await book(agent);
+    expect(Date.now() - started).toBeLessThan(400);
+    const [delivery] = await eventually(async () => {
+      const found = await deliveries(agent, id);
+      return found[0]?.attempts.length ? found : undefined;
+    });
+    expect(delivery!.attempts[0]).toMatchObject({ statusCode: null, error: expect.stringMatching(/no answer within 500 ms/) });
+    expect(delivery!.attempts[0]!.durationMs).toBeGreaterThanOrEqual(450);
+  });
+
+  it('redelivers an event as a new delivery', async () => {
+    const agent = await createAgent(t, root);
+    const hook = await receiver();
+    const { id } = (await register(agent, hook.url, ['booking.created'])).json();
+    await book(agent);
+    await hook.waitFor(1);
+    const [original] = await eventually(async () => {
+      const found = await deliveries(agent, id);
+      return found[0]?.status === 'delivered' ? found : undefined;
+    });
+    const redelivered = await t.gql(RedeliverWebhookDocument, { deliveryId: original!.id }, bearer(agent.token));
+    expect(redelivered.data!.redeliverWebhook.id).not.toBe(original!.id);
+    const both = await hook.waitFor(2);
+    expect(both[1]!.headers['webhook-id']).toBe(both[0]!.headers['webhook-id']);
+  });
+
+  it('refuses loopback URLs unless WEBHOOK_ALLOW_PRIVATE', async () => {
+    const strict = await startTestApp({ jobs: false, env: { WEBHOOK_ALLOW_PRIVATE: 'false' } });
+    try {
+      const agent = await bootstrapAgent(strict);
+      for (const url of ['http://127.0.0.1:8080/x', 'http://localhost/x', 'http://[::1]/x', 'http://10.1.2.3/x', 'http://169.254.169.254/latest']) {
+        const response = await strict.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(agent.token), payload: { url } });
+        expect(response.statusCode).toBe(400);
+        expect(response.json().errors.url).toMatch(/loopback, private or link-local/);
+      }
+      const viaGraphql = await strict.gql(RegisterWebhookDocument, { input: { url: 'http://127.0.0.1/x' } }, bearer(agent.token));
+      expect(viaGraphql.errors?.[0]?.extensions).toMatchObject({ code: 'validation', errors: { url: expect.any(String) } });
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('sends booking.reminder at once for a booking inside the lead window and sets warningSentAt', async () => {
+    const agent = await createAgent(t, root);
+    const hook = await receiver();
+    await register(agent, hook.url, ['booking.reminder']);
+    const startsAt = new Date(Date.now() + 5 * 60_000);
+    const booking = await createBooking(t, agent, startsAt.toISOString(), new Date(startsAt.getTime() + 600_000).toISOString());
+    const [message] = await hook.waitFor(1);
+    expect(message!.json.type).toBe('booking.reminder');
+    expect(message!.json.data.booking).toMatchObject({ id: booking.id, warningSentAt: expect.any(String) });
+    const [row] = await t.query<{ warning_sent_at: Date | null }>('select warning_sent_at from bookings where id = $1', [booking.id]);
+    expect(row!.warning_sent_at).toBeInstanceOf(Date);
+  });
+});
+
+describe('the outbox', () => {
+  it('delivers an event committed while no worker ran once a worker starts (restart)', async () => {
+    const hook = await startWebhookReceiver();
+    const first = await startTestApp({ jobs: false });
+    let second: TestApp | undefined;
+    try {
+      const agent = await bootstrapAgent(first);
+      await first.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(agent.token), payload: { url: hook.url } });
+      const booking = await createBooking(first, agent, '2032-06-01T09:00:00Z', '2032-06-01T10:00:00Z');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(hook.hits).toBe(0);
+      // The process that committed the event goes away; a new one on the same database delivers it.
+      const databaseUrl = first.databaseUrl;
+      await first.app.close();
+      await first.orm.close(true);
+      second = await startTestApp({ databaseUrl });
+      const [message] = await hook.waitFor(1);
+      expect(message!.json).toMatchObject({ type: 'booking.created', data: { booking: { id: booking.id } } });
+    } finally {
+      await second?.app.close();
+      await second?.orm.close(true);
+      await first.close().catch(() => undefined);
+      await hook.close();
+    }
+  });
+});
