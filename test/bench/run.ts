@@ -9,7 +9,11 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import { freePort } from '../../src/platform/db/embedded-postgres.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -34,7 +38,16 @@ async function startServer(): Promise<{ base: string; stop(): Promise<void> }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'gateway-bench-'));
   const port = await freePort();
   const child = spawn(process.execPath, ['dist/src/main.js'], {
-    env: { ...process.env, NODE_OPTIONS: '', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', BOOKING_CAP: '100000000' },
+    env: {
+      ...process.env,
+      NODE_OPTIONS: '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      BOOKING_CAP: '100000000',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
@@ -148,16 +161,82 @@ async function raceOneSlot(base: string, agent: Agent, contenders: number) {
   };
 }
 
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+
+/**
+ * 1,000 booking events: latency from the event's creation inside the committing transaction to a
+ * graphql-ws subscriber, and how fast the job queue delivers the same events to a webhook receiver.
+ */
+async function benchEvents(base: string, agent: Agent, count = 1000) {
+  const receivedAt = new Map<string, number>();
+  const receiver = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      receivedAt.set(String(request.headers['webhook-id']), performance.timeOrigin + performance.now());
+      response.statusCode = 204;
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  await post(base, '/api/webhooks', { url: receiverUrl, events: ['booking.created'] }, agent.token);
+
+  const latencies: number[] = [];
+  const client = createClient({ url: `${base.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${agent.token}` } });
+  let done!: () => void;
+  const allSeen = new Promise<void>((resolve) => (done = resolve));
+  client.subscribe<{ bookingEvents: { createdAt: string } }>(
+    { query: 'subscription { bookingEvents { cursor createdAt } }' },
+    {
+      next: (value) => {
+        latencies.push(performance.timeOrigin + performance.now() - Date.parse(value.data!.bookingEvents.createdAt));
+        if (latencies.length === count) done();
+      },
+      error: (error) => console.error(error),
+      complete: () => undefined,
+    },
+  );
+  await new Promise((resolve) => setTimeout(resolve, 500));
+
+  const started = performance.timeOrigin + performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 10 }, async () => {
+      while (next < count) {
+        const n = next++;
+        const startsAt = new Date(Date.parse('2034-01-01T00:00:00Z') + n * 3_600_000);
+        await post(base, '/api/bookings', { agentId: agent.id, startsAt: startsAt.toISOString(), endsAt: new Date(startsAt.getTime() + 1_800_000).toISOString() }, agent.token);
+      }
+    }),
+  );
+  await allSeen;
+  while (receivedAt.size < count) await new Promise((resolve) => setTimeout(resolve, 50));
+  const lastDelivery = Math.max(...receivedAt.values());
+  await client.dispose();
+  await new Promise((resolve) => receiver.close(resolve));
+
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return {
+    events: count,
+    subscriber_p50_ms: Number(percentile(sorted, 50).toFixed(1)),
+    subscriber_p99_ms: Number(percentile(sorted, 99).toFixed(1)),
+    webhook_deliveries_per_s: Math.round(count / ((lastDelivery - started) / 1000)),
+  };
+}
+
 const server = await startServer();
 try {
   const agents = await createAgents(server.base, 50);
   const rows = [await benchCreateBookings(server.base, agents), await benchListBookings(server.base, agents[0]!)];
   const race = await raceOneSlot(server.base, agents[1]!, 200);
+  const events = await benchEvents(server.base, agents[2]!);
   console.log(`\n${CONNECTIONS} connections, ${SECONDS} s per scenario, server: node dist/src/main.js on embedded PostgreSQL\n`);
   console.table(rows);
   console.log('200 simultaneous creates of one slot:');
   console.table([race]);
-  console.log(JSON.stringify({ rows, race }));
+  console.log('1,000 booking events (10 writers): commit → graphql-ws subscriber, and webhook delivery rate:');
+  console.table([events]);
+  console.log(JSON.stringify({ rows, race, events }));
 } finally {
   await server.stop();
 }

@@ -135,8 +135,9 @@ export class BookingService {
           await tx.flush();
           await insertSlots(tx, booking.id, actor.id, plan.slots);
           const view = toBookingView(booking);
-          await this.announceNewBooking(tx, view, now);
           if (request) await storeOutcome(tx, request, { ok: toBookingItem(view) }, now);
+          // Last: recording the event holds the event-log lock until commit.
+          await this.announceNewBooking(tx, view, now);
           return view;
         }),
       );
@@ -286,10 +287,11 @@ export class BookingService {
    * caller's transaction; the proposal service uses it for bookings born from an accept.
    */
   async announceNewBooking(tx: EntityManager, booking: BookingView, now: Date): Promise<void> {
+    if (booking.startsAt > now) {
+      const remindAt = new Date(Math.max(now.getTime(), booking.startsAt.getTime() - this.options.reminderLeadMinutes * 60_000));
+      await enqueueJob(tx, SEND_REMINDER_TASK, { bookingId: booking.id }, { runAt: remindAt, jobKey: `reminder:${booking.id}` });
+    }
     await recordBookingEvent(tx, { agentId: booking.agentId, type: 'booking.created', booking, at: now });
-    if (booking.startsAt <= now) return;
-    const remindAt = new Date(Math.max(now.getTime(), booking.startsAt.getTime() - this.options.reminderLeadMinutes * 60_000));
-    await enqueueJob(tx, SEND_REMINDER_TASK, { bookingId: booking.id }, { runAt: remindAt, jobKey: `reminder:${booking.id}` });
   }
 
   /** The `send_reminder` job: once per confirmed booking, sets `warningSentAt` and emits the event. */
