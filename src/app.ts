@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { RequestContext } from '@mikro-orm/core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
-import { createSchedulingModule, resolverClasses, type SchedulingContext } from './modules/index.js';
+import pg from 'pg';
+import { createDirectoryModule, createSchedulingModule, resolverClasses, type DirectoryContext, type SchedulingContext } from './modules/index.js';
+import { SESSION_TTL_SECONDS } from './modules/directory/account.service.js';
+import { JwtIssuer, resolveJwtSecret } from './platform/auth/jwt.js';
+import { RateLimits } from './platform/http/rate-limit.js';
+import { createMailer, type Mailer } from './platform/mail/mailer.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { Orm } from './platform/db/orm.js';
 import { buildGatewaySchema, resolverContainer } from './platform/graphql/schema.js';
@@ -25,6 +30,8 @@ export interface AppDeps {
   /** Run the job queue worker in this process (webhook delivery, reminders). Default true. */
   jobs?: boolean;
   jobPollIntervalMs?: number;
+  /** Overrides the SMTP_URL mailer (tests capture mail with a real SMTP server instead). */
+  mailer?: Mailer;
 }
 
 const REQUEST_ID_PATTERN = /^[\w.:-]{1,128}$/;
@@ -73,16 +80,31 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   scheduling.registerRoutes(app);
 
+  // Rate-limit counters live in PostgreSQL so every process shares one budget; a small pool of their own.
+  const rateLimitPool = new pg.Pool({ connectionString: deps.databaseUrl, max: 5 });
+  rateLimitPool.on('error', (error) => logger.warn({ err: error }, 'rate-limit connection lost'));
+  const jwtSecret = await resolveJwtSecret(config.jwtSecret, (sql, params) => orm.em.fork().execute(sql, params));
+  const directory = createDirectoryModule({
+    em: orm.em,
+    clock,
+    jwt: new JwtIssuer(jwtSecret, SESSION_TTL_SECONDS, clock),
+    mailer: deps.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger }),
+    rateLimits: new RateLimits(rateLimitPool),
+    publicUrl: config.publicUrl,
+    limits: { anonymousPerMinute: config.rateLimitAnonPerMin, signedInPerMinute: config.rateLimitAuthPerMin },
+  });
+  directory.registerRoutes(app);
+
   const schema = await buildGatewaySchema({
     resolvers: resolverClasses,
-    container: resolverContainer([...scheduling.resolvers]),
+    container: resolverContainer([...scheduling.resolvers, ...directory.resolvers]),
   });
-  await registerGraphQL<SchedulingContext>(app, {
+  await registerGraphQL<SchedulingContext & DirectoryContext>(app, {
     schema,
     logger,
     runInScope: (operation) => RequestContext.create(orm.em, operation),
     entityManager: () => (RequestContext.getEntityManager() as typeof orm.em | undefined) ?? orm.em.fork(),
-    buildContext: (base) => ({ ...base, scheduling: scheduling.createContext(base) }),
+    buildContext: (base) => ({ ...base, scheduling: scheduling.createContext(base), directory: directory.createContext(base) }),
   });
 
   await scheduling.start();
@@ -99,6 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     await runner?.stop();
     await scheduling.stop();
+    await rateLimitPool.end();
   });
 
   await app.ready();

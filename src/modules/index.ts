@@ -2,9 +2,11 @@
  * The gateway's modules as the composition root sees them. Platform code never imports from here;
  * `app.ts` and the CLI do.
  */
+import { directoryEntities, directoryResolvers } from './directory/index.js';
 import { schedulingEntities, schedulingResolvers } from './scheduling/index.js';
 
-export const entities = [...schedulingEntities];
-export const resolverClasses = [...schedulingResolvers];
+export const entities = [...schedulingEntities, ...directoryEntities];
+export const resolverClasses = [...schedulingResolvers, ...directoryResolvers];
 
 export { createSchedulingModule, type SchedulingContext } from './scheduling/index.js';
+export { createDirectoryModule, type DirectoryContext } from './directory/index.js';

@@ -17,6 +17,8 @@ export interface PlatformContext extends BaseContext {
   readonly log: Logger;
   /** This operation's unit of work: the request's fork over HTTP, a fresh fork per WebSocket operation. */
   readonly em: EntityManager;
+  /** A request header (HTTP) or connection parameter (WebSocket), by lower-case name. */
+  header(name: string): string | undefined;
 }
 
 export interface GraphQLServerOptions<Context extends PlatformContext> {
@@ -64,6 +66,10 @@ export async function registerGraphQL<Context extends PlatformContext>(
           credential: parseCredential(request.headers.authorization, request.headers['x-api-key']),
           log: request.log,
           em: options.entityManager(),
+          header: (name) => {
+            const value = request.headers[name];
+            return typeof value === 'string' ? value : undefined;
+          },
         }),
     }),
   });
@@ -84,6 +90,10 @@ export async function registerGraphQL<Context extends PlatformContext>(
           credential: parseCredential(params.authorization ?? params.Authorization, params['x-api-key'] ?? params['X-API-Key']),
           log: log.child({ connectionId: ctx.extra.connectionId, operationId: id }),
           em: options.entityManager(),
+          header: (name) => {
+            const value = params[name];
+            return typeof value === 'string' ? value : undefined;
+          },
         });
       },
       execute: (args: ExecutionArgs) => options.runInScope(() => execute(args)),

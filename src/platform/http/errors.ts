@@ -53,10 +53,12 @@ export function installErrorHandlers(app: FastifyInstance): void {
     const appError = toAppError(error);
     if (appError) return sendAppError(request, reply, appError);
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      return reply.code(error.statusCode).send({ error: 'bad_request', message: error.message });
+      const style = request.routeOptions.config?.errorStyle ?? 'standard';
+      return reply.code(error.statusCode).send(style === 'directory' ? { success: false, message: error.message } : { error: 'bad_request', message: error.message });
     }
     request.log.error({ err: error }, 'unhandled error');
-    return reply.code(500).send({ error: 'Internal Server Error' });
+    const style = request.routeOptions.config?.errorStyle ?? 'standard';
+    return reply.code(500).send(style === 'directory' ? { success: false, message: 'Internal Server Error' } : { error: 'Internal Server Error' });
   });
 
   app.setNotFoundHandler((request, reply) =>

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { run, type Runner, type Task } from 'graphile-worker';
+import pg from 'pg';
 import type { Logger } from '../logger.js';
 import { workerLogger } from './worker-logger.js';
 
@@ -18,18 +19,38 @@ export interface JobRunnerOptions {
  * The PostgreSQL-backed job queue (graphile-worker). Every process runs a worker pool; a job is
  * taken by exactly one of them, so work is done once however many processes share the database.
  */
-export async function startJobRunner(options: JobRunnerOptions): Promise<Runner> {
+export async function startJobRunner(options: JobRunnerOptions): Promise<JobRunner> {
   const taskList: Record<string, Task> = Object.fromEntries(
     Object.entries(options.tasks).map(([name, handler]) => [name, (payload: unknown) => handler(payload)]),
   );
-  return run({
-    connectionString: options.connectionString,
+  const concurrency = options.concurrency ?? 5;
+  // Our own pool, ended only after the worker has stopped: a connection dropped while the process
+  // shuts down is then logged rather than an unhandled 'error' event.
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: concurrency + 2 });
+  // 57P01: the server is shutting down (our own stop, or a database restart the pool recovers from).
+  const lost = (error: Error & { code?: string }) =>
+    options.logger[error.code === '57P01' ? 'debug' : 'warn']({ err: error, component: 'jobs' }, 'job queue connection lost');
+  pool.on('error', lost);
+  pool.on('connect', (client) => client.on('error', lost));
+  const runner: Runner = await run({
+    pgPool: pool,
     taskList,
-    concurrency: options.concurrency ?? 5,
+    concurrency,
     pollInterval: options.pollIntervalMs ?? 500,
     noHandleSignals: true,
     logger: workerLogger(options.logger),
   });
+  return {
+    async stop() {
+      await runner.stop();
+      await pool.end();
+    },
+  };
+}
+
+export interface JobRunner {
+  /** Finishes running jobs, stops taking new ones and closes the queue's connections. */
+  stop(): Promise<void>;
 }
 
 export interface EnqueueOptions {

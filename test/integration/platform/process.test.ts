@@ -36,6 +36,20 @@ async function waitFor(server: RunningServer, text: string, timeoutMs = 60_000):
   }
 }
 
+/** Log lines at warn level or above (pino levels 40+), and anything that is not JSON. */
+function errorLines(output: string): string[] {
+  return output
+    .split('\n')
+    .filter(Boolean)
+    .filter((line) => {
+      try {
+        return (JSON.parse(line) as { level: number }).level >= 40;
+      } catch {
+        return true;
+      }
+    });
+}
+
 async function bootstrap(port: number) {
   const response = await fetch(`http://127.0.0.1:${port}/api/agents`, {
     method: 'POST',
@@ -71,7 +85,7 @@ describe('the server process', () => {
     expect(postgresPort).toBeGreaterThan(0);
 
     first.child.kill('SIGTERM');
-    expect(await first.exited).toBe(0);
+    expect({ code: await first.exited, errors: errorLines(first.output()) }).toEqual({ code: 0, errors: [] });
     expect(first.output()).toContain('"msg":"stopped"');
     expect(await portIsClosed(port)).toBe(true);
     // The embedded PostgreSQL went down with the process.
@@ -89,7 +103,7 @@ describe('the server process', () => {
       expect(await me.json()).toEqual({ data: { me: { id: claimed.body.id } } });
     } finally {
       second.child.kill('SIGTERM');
-      expect(await second.exited).toBe(0);
+      expect({ code: await second.exited, errors: errorLines(second.output()) }).toEqual({ code: 0, errors: [] });
     }
   }, 120_000);
 

@@ -1,0 +1,107 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { generateToken, sha256Hex, type PresentedCredential } from '../../platform/auth/credentials.js';
+import { InvalidTokenError, type JwtIssuer } from '../../platform/auth/jwt.js';
+import type { Clock } from '../../platform/clock.js';
+import { AppError } from '../../platform/errors.js';
+import type { Mailer } from '../../platform/mail/mailer.js';
+import { MagicLinkToken } from './entities/magic-link-token.entity.js';
+import { User } from './entities/user.entity.js';
+
+export const MAGIC_LINK_TTL_MS = 15 * 60 * 1000;
+export const SESSION_TTL_SECONDS = 7 * 24 * 60 * 60;
+
+// Deliberately simple: one @, no spaces, a dot in the domain. Deliverability is the mail server's call.
+const EMAIL = /^[^\s@]{1,64}@[^\s@.]+(\.[^\s@.]+)+$/;
+
+export interface SignedIn {
+  token: string;
+  expiresAt: Date;
+  user: { id: string; email: string };
+}
+
+/** Magic-link sign-in and the session JWTs that follow it. */
+export class AccountService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly clock: Clock,
+    private readonly jwt: JwtIssuer,
+    private readonly mailer: Mailer,
+    private readonly publicUrl: string,
+  ) {}
+
+  /** Normalises and checks an address; 400 naming `email` when it cannot be one. */
+  checkEmail(raw: string): string {
+    const email = raw.trim().toLowerCase();
+    if (email.length > 254 || !EMAIL.test(email)) throw AppError.validation({ email: 'must be an e-mail address' });
+    return email;
+  }
+
+  /**
+   * Sends a one-time link valid 15 minutes. The answer is the same whether or not the address has an
+   * account, so the route cannot be used to find out who has one.
+   */
+  async requestMagicLink(rawEmail: string): Promise<void> {
+    const email = this.checkEmail(rawEmail);
+    const token = generateToken('');
+    const now = this.clock.now();
+    this.em.create(MagicLinkToken, { tokenHash: sha256Hex(token), email, expiresAt: new Date(now.getTime() + MAGIC_LINK_TTL_MS), createdAt: now });
+    await this.em.flush();
+    const link = `${this.publicUrl}/browse?token=${encodeURIComponent(token)}`;
+    await this.mailer.send({
+      to: email,
+      subject: 'Your sign-in link',
+      text: `Sign in to the tool directory:\n\n${link}\n\nThe link works once and expires in 15 minutes. If you did not ask for it, ignore this e-mail.\n`,
+      html: `<p>Sign in to the tool directory:</p><p><a href="${link}">Sign in</a></p><p>The link works once and expires in 15 minutes. If you did not ask for it, ignore this e-mail.</p>`,
+    });
+  }
+
+  /** Redeems a link once (a conditional update), creating the account on first sign-in. */
+  async redeem(token: string): Promise<SignedIn> {
+    const now = this.clock.now();
+    const user = await this.em.transactional(async (tx) => {
+      const [used] = await tx.execute<{ email: string }[]>(
+      `update magic_link_tokens set used_at = ? where token_hash = ? and used_at is null and expires_at > ? returning email`,
+        [now, sha256Hex(token), now],
+      );
+      if (!used) throw new AppError('unauthorized', 'the sign-in link is unknown, already used or expired: ask for a new one');
+      const [row] = await tx.execute<{ id: string; email: string }[]>(
+        `insert into users (id, email, created_at, last_sign_in_at) values (gen_random_uuid(), ?, ?, ?)
+         on conflict (email) do update set last_sign_in_at = excluded.last_sign_in_at
+         returning id, email`,
+        [used.email, now, now],
+      );
+      return { id: row!.id, email: row!.email };
+    });
+    const session = await this.jwt.issue(user.id, { email: user.email });
+    return { token: session.token, expiresAt: session.expiresAt, user };
+  }
+
+  /** The signed-in user; 401 for a missing, malformed, forged or expired token. */
+  async authenticate(credential: PresentedCredential): Promise<User> {
+    if (credential.kind !== 'token') throw new AppError('unauthorized', 'sign in first: send Authorization: Bearer <token> from /api/auth/verify');
+    try {
+      const { subject } = await this.jwt.verify(credential.token);
+      const user = await this.em.findOne(User, subject);
+      if (!user) throw new InvalidTokenError('invalid');
+      return user;
+    } catch (error) {
+      if (!(error instanceof InvalidTokenError)) throw error;
+      throw new AppError('unauthorized', error.reason === 'expired' ? 'the token has expired: sign in again' : 'the token is not valid: sign in again');
+    }
+  }
+
+  /** Who a valid session token belongs to, without a database read (rate-limit keys). */
+  async sessionSubject(credential: PresentedCredential): Promise<string | undefined> {
+    if (credential.kind !== 'token') return undefined;
+    return this.jwt.verify(credential.token).then(
+      (verified) => verified.subject,
+      () => undefined,
+    );
+  }
+
+  /** The signed-in user for reads, where a missing or bad token simply means anonymous. */
+  async viewer(credential: PresentedCredential): Promise<User | undefined> {
+    if (credential.kind !== 'token') return undefined;
+    return this.authenticate(credential).catch(() => undefined);
+  }
+}

@@ -1,0 +1,19 @@
+import { randomUUID } from 'node:crypto';
+import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+
+/** A directory account: created on the first magic-link sign-in of an e-mail address. */
+@Entity({ tableName: 'users' })
+export class User {
+  @PrimaryKey({ type: 'uuid' })
+  id: string = randomUUID();
+
+  /** Lower-cased. */
+  @Property({ type: 'string', length: 254, unique: 'users_email_key' })
+  email!: string;
+
+  @Property({ type: 'Date', columnType: 'timestamptz' })
+  createdAt: Date = new Date();
+
+  @Property({ type: 'Date', columnType: 'timestamptz', nullable: true })
+  lastSignInAt: Date | null = null;
+}

@@ -1,0 +1,100 @@
+import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { AccountService } from '../account.service.js';
+import { TOOL_LIMITS, type ToolService } from '../tool.service.js';
+import type { DirectoryContext } from './context.js';
+import {
+  CategoryNode,
+  DirectoryUserNode,
+  Leaderboard,
+  Session,
+  StatsNode,
+  SubmitToolInput,
+  ToolNode,
+  ToolPageNode,
+  ToolSortOrder,
+  VoteResult,
+} from './directory.types.js';
+
+@Resolver(() => ToolNode)
+export class DirectoryResolver {
+  constructor(
+    private readonly toolService: ToolService,
+    private readonly accounts: AccountService,
+  ) {}
+
+  @Query(() => ToolPageNode, { description: 'The catalogue, filtered by category slug, sorted and paged.' })
+  async tools(
+    @Arg('category', () => String, { nullable: true }) category?: string | null,
+    @Arg('sort', () => ToolSortOrder, { defaultValue: ToolSortOrder.votes }) sort = ToolSortOrder.votes,
+    @Arg('page', () => Int, { defaultValue: 1 }) page = 1,
+    @Arg('limit', () => Int, { defaultValue: TOOL_LIMITS.pageSizeDefault }) limit = TOOL_LIMITS.pageSizeDefault as number,
+  ): Promise<ToolPageNode> {
+    const result = await this.toolService.list({ category: category ?? undefined, sort, page, limit });
+    return { ...result, tools: result.tools.map(ToolNode.from) };
+  }
+
+  @Query(() => ToolNode)
+  async tool(@Arg('id', () => Int) id: number): Promise<ToolNode> {
+    return ToolNode.from(await this.toolService.get(id));
+  }
+
+  @Query(() => [CategoryNode])
+  async categories(): Promise<CategoryNode[]> {
+    return this.toolService.categories();
+  }
+
+  @Query(() => Leaderboard)
+  async leaderboard(@Arg('limit', () => Int, { defaultValue: TOOL_LIMITS.leaderboardDefault }) limit: number): Promise<Leaderboard> {
+    const board = await this.toolService.leaderboard(limit);
+    return { agents: board.agents.map(ToolNode.from), humans: board.humans.map(ToolNode.from) };
+  }
+
+  @Query(() => StatsNode)
+  async stats(): Promise<StatsNode> {
+    return this.toolService.stats();
+  }
+
+  @Query(() => DirectoryUserNode, { nullable: true, description: 'The signed-in directory user; null when signed out or the token expired.' })
+  async viewer(@Ctx() ctx: DirectoryContext): Promise<DirectoryUserNode | null> {
+    const user = await ctx.directory.viewer();
+    return user ? { id: user.id, email: user.email } : null;
+  }
+
+  @Mutation(() => ToolNode, { description: 'Submits a tool (approved at once). Send X-Agent-Id to mark an agent submission.' })
+  async submitTool(@Arg('input') input: SubmitToolInput, @Ctx() ctx: DirectoryContext): Promise<ToolNode> {
+    const user = await this.accounts.authenticate(ctx.credential);
+    return ToolNode.from(await this.toolService.submit(user, input, ctx.header('x-agent-id')));
+  }
+
+  @Mutation(() => VoteResult, { description: "Toggles the viewer's vote on a tool." })
+  async toggleVote(@Arg('toolId', () => Int) toolId: number, @Ctx() ctx: DirectoryContext): Promise<VoteResult> {
+    const user = await this.accounts.authenticate(ctx.credential);
+    const result = await this.toolService.toggleVote(user, toolId, ctx.header('x-agent-id'));
+    const tool = ToolNode.from(await this.toolService.get(toolId));
+    ctx.directory.viewerHasVoted.prime(toolId, result.voted);
+    return { ...result, tool };
+  }
+
+  @Mutation(() => Boolean, { description: 'E-mails a one-time sign-in link; true whatever the address.' })
+  async requestMagicLink(@Arg('email') email: string): Promise<boolean> {
+    await this.accounts.requestMagicLink(email);
+    return true;
+  }
+
+  @Mutation(() => Session, { description: 'Redeems a sign-in link for a 7-day JWT.' })
+  async redeemMagicLink(@Arg('token') token: string): Promise<Session> {
+    return this.accounts.redeem(token);
+  }
+
+  @FieldResolver(() => CategoryNode)
+  async category(@Root() tool: ToolNode, @Ctx() ctx: DirectoryContext): Promise<CategoryNode> {
+    const category = await ctx.directory.categoryById.load(tool.categoryId);
+    if (!category) throw new Error(`tool ${tool.id} has no category ${tool.categoryId}`);
+    return { id: category.id, name: category.name, slug: category.slug };
+  }
+
+  @FieldResolver(() => Boolean)
+  async viewerHasVoted(@Root() tool: ToolNode, @Ctx() ctx: DirectoryContext): Promise<boolean> {
+    return ctx.directory.viewerHasVoted.load(tool.id);
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Tool directory (seed 001): a catalogue of tools, votes, submissions by humans and agents, magic-link
+ * accounts and rate limits.
+ *
+ * Glossary
+ * - tool: an approved entry with a unique normalised URL; `submission_source` is `agent` when the
+ *   request carried X-Agent-Id.
+ * - vote: one user's mark on one tool, toggled; `vote_count` always equals the vote rows (a trigger).
+ * - trending: votes of the last seven days from per-day counters, newer days weighing more.
+ * - magic link: a one-time, 15-minute sign-in token sent by e-mail, redeemed for a 7-day JWT.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FastifyInstance } from 'fastify';
+import type { JwtIssuer } from '../../platform/auth/jwt.js';
+import type { Clock } from '../../platform/clock.js';
+import type { PlatformContext } from '../../platform/graphql/server.js';
+import type { RateLimits } from '../../platform/http/rate-limit.js';
+import type { Mailer } from '../../platform/mail/mailer.js';
+import { AccountService } from './account.service.js';
+import { Category } from './entities/category.entity.js';
+import { MagicLinkToken } from './entities/magic-link-token.entity.js';
+import { Tool } from './entities/tool.entity.js';
+import { User } from './entities/user.entity.js';
+import { Vote } from './entities/vote.entity.js';
+import type { DirectoryContext } from './graphql/context.js';
+import { DirectoryResolver } from './graphql/directory.resolver.js';
+import { createDirectoryLoaders } from './graphql/loaders.js';
+import { registerDirectoryRoutes, type DirectoryLimits } from './rest/directory.routes.js';
+import { ToolService } from './tool.service.js';
+
+export type { DirectoryContext } from './graphql/context.js';
+export { ToolService } from './tool.service.js';
+
+export const directoryEntities = [Category, User, Tool, Vote, MagicLinkToken];
+export const directoryResolvers = [DirectoryResolver];
+
+export interface DirectoryDeps {
+  em: EntityManager;
+  clock: Clock;
+  jwt: JwtIssuer;
+  mailer: Mailer;
+  rateLimits: RateLimits;
+  publicUrl: string;
+  limits: DirectoryLimits;
+}
+
+export function createDirectoryModule(deps: DirectoryDeps) {
+  const tools = new ToolService(deps.em, deps.clock);
+  const accounts = new AccountService(deps.em, deps.clock, deps.jwt, deps.mailer, deps.publicUrl);
+  return {
+    tools,
+    accounts,
+    resolvers: [new DirectoryResolver(tools, accounts)],
+    createContext: (base: PlatformContext): DirectoryContext['directory'] => createDirectoryLoaders(tools, accounts, base.credential),
+    registerRoutes: (app: FastifyInstance) => registerDirectoryRoutes(app, { tools, accounts, rateLimits: deps.rateLimits, limits: deps.limits }),
+  };
+}

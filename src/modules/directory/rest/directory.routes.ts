@@ -1,0 +1,130 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RateLimitPolicy, RateLimits } from '../../../platform/http/rate-limit.js';
+import type { AccountService } from '../account.service.js';
+import type { ToolService, ToolSort } from '../tool.service.js';
+import { presentCategory, presentStats, presentTool, presentToolItem } from './tool.presenter.js';
+import {
+  categoriesRoute,
+  getToolRoute,
+  leaderboardRoute,
+  listToolsRoute,
+  magicLinkRoute,
+  statsRoute,
+  submitToolRoute,
+  verifyRoute,
+  voteRoute,
+} from './directory.schemas.js';
+
+export interface DirectoryLimits {
+  anonymousPerMinute: number;
+  signedInPerMinute: number;
+}
+
+interface SubmitToolBody {
+  name: string;
+  url: string;
+  description: string;
+  category_id: number;
+  capabilities?: string[];
+  api_endpoint?: string;
+  auth_method?: string;
+  pricing_model?: string;
+}
+
+const SIGN_IN_PER_MINUTE = 10;
+
+/** Seed 001 routes. Every answer carries `success`; errors are `{success: false, message}`. */
+export function registerDirectoryRoutes(
+  app: FastifyInstance,
+  deps: { tools: ToolService; accounts: AccountService; rateLimits: RateLimits; limits: DirectoryLimits },
+): void {
+  const { tools, accounts, rateLimits, limits } = deps;
+  const anonymous: RateLimitPolicy = { name: 'directory-ip', points: limits.anonymousPerMinute, durationSeconds: 60 };
+  const signedIn: RateLimitPolicy = { name: 'directory-user', points: limits.signedInPerMinute, durationSeconds: 60 };
+  const signInByIp: RateLimitPolicy = { name: 'sign-in-ip', points: SIGN_IN_PER_MINUTE, durationSeconds: 60 };
+  const signInByAddress: RateLimitPolicy = { name: 'sign-in-address', points: SIGN_IN_PER_MINUTE, durationSeconds: 60 };
+
+  // Signed-in callers spend their own (larger) budget; everyone else shares their IP's.
+  const directoryBudget = async (request: FastifyRequest, reply: FastifyReply) => {
+    const subject = await accounts.sessionSubject(request.credential);
+    await (subject ? rateLimits.consume(signedIn, subject, reply) : rateLimits.consume(anonymous, request.ip, reply));
+  };
+  const config = { errorStyle: 'directory' as const };
+  const agentId = (request: FastifyRequest) => {
+    const value = request.headers['x-agent-id'];
+    return typeof value === 'string' ? value : undefined;
+  };
+
+  app.register(async (scope) => {
+    scope.addHook('onRequest', directoryBudget);
+
+    scope.get<{ Querystring: { category?: string; sort: ToolSort; page: number; limit: number } }>(
+      '/api/tools',
+      { schema: listToolsRoute, config },
+      async (request) => {
+        const page = await tools.list(request.query);
+        return { success: true, ...page, tools: page.tools.map(presentToolItem) };
+      },
+    );
+
+    scope.get<{ Params: { id: string } }>('/api/tools/:id', { schema: getToolRoute, config }, async (request) => ({
+      success: true,
+      tool: presentTool(await tools.get(Number(request.params.id))),
+    }));
+
+    scope.post<{ Body: SubmitToolBody }>('/api/tools', { schema: submitToolRoute, config }, async (request, reply) => {
+      const user = await accounts.authenticate(request.credential);
+      const body = request.body;
+      const tool = await tools.submit(
+        user,
+        {
+          name: body.name,
+          url: body.url,
+          description: body.description,
+          categoryId: body.category_id,
+          capabilities: body.capabilities,
+          apiEndpoint: body.api_endpoint,
+          authMethod: body.auth_method,
+          pricingModel: body.pricing_model,
+        },
+        agentId(request),
+      );
+      return reply.code(201).send({ success: true, tool: presentTool(tool) });
+    });
+
+    scope.post<{ Params: { id: string } }>('/api/tools/:id/vote', { schema: voteRoute, config }, async (request) => {
+      const user = await accounts.authenticate(request.credential);
+      const result = await tools.toggleVote(user, Number(request.params.id), agentId(request));
+      return { success: true, voted: result.voted, vote_count: result.voteCount };
+    });
+
+    scope.get('/api/categories', { schema: categoriesRoute, config }, async () => ({
+      success: true,
+      categories: (await tools.categories()).map(presentCategory),
+    }));
+
+    scope.get<{ Querystring: { limit: number } }>('/api/leaderboard', { schema: leaderboardRoute, config }, async (request) => {
+      const board = await tools.leaderboard(request.query.limit);
+      return { success: true, agents: board.agents.map(presentToolItem), humans: board.humans.map(presentToolItem) };
+    });
+
+    scope.get('/api/stats', { schema: statsRoute, config }, async () => ({ success: true, stats: presentStats(await tools.stats()) }));
+  });
+
+  // Sign-in has its own budgets and does not spend the directory's.
+  app.register(async (scope) => {
+    scope.addHook('onRequest', async (request, reply) => rateLimits.consume(signInByIp, request.ip, reply));
+
+    scope.post<{ Body: { email: string } }>('/api/auth/magic-link', { schema: magicLinkRoute, config }, async (request, reply) => {
+      const email = accounts.checkEmail(request.body.email);
+      await rateLimits.consume(signInByAddress, email, reply);
+      await accounts.requestMagicLink(email);
+      return { success: true, message: 'If the address can receive e-mail, a sign-in link is on its way. It expires in 15 minutes.' };
+    });
+
+    scope.post<{ Body: { token: string } }>('/api/auth/verify', { schema: verifyRoute, config }, async (request) => {
+      const session = await accounts.redeem(request.body.token);
+      return { success: true, token: session.token, expires_at: session.expiresAt.toISOString(), user: session.user };
+    });
+  });
+}

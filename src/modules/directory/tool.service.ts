@@ -1,0 +1,307 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Clock } from '../../platform/clock.js';
+import { violatedConstraint } from '../../platform/db/pg-errors.js';
+import { AppError, type FieldErrors } from '../../platform/errors.js';
+import { Category } from './entities/category.entity.js';
+import { AUTH_METHODS, PRICING_MODELS, Tool, type AuthMethod, type PricingModel } from './entities/tool.entity.js';
+import type { User } from './entities/user.entity.js';
+import { Vote } from './entities/vote.entity.js';
+import { normalizeToolUrl, slugify } from './tool-url.js';
+
+export const TOOL_LIMITS = {
+  nameMaxLength: 255,
+  descriptionMaxLength: 1000,
+  pageSizeDefault: 20,
+  pageSizeMax: 100,
+  leaderboardDefault: 20,
+  leaderboardMax: 100,
+  capabilitiesMax: 50,
+  capabilityMaxLength: 100,
+  agentIdMaxLength: 128,
+  /** Trending counts votes of this many days, each day weighing half as much as two days later. */
+  trendingDays: 7,
+  trendingHalfLifeDays: 2,
+} as const;
+
+export const TOOL_SORTS = ['votes', 'newest', 'trending'] as const;
+export type ToolSort = (typeof TOOL_SORTS)[number];
+
+/** A tool with everything any adapter shows (the full seed-001 tool). */
+export interface ToolView {
+  id: number;
+  name: string;
+  url: string;
+  description: string;
+  voteCount: number;
+  slug: string;
+  categoryId: number;
+  categoryName: string;
+  categorySlug: string;
+  submissionSource: 'human' | 'agent';
+  capabilities: string[];
+  pricingModel: PricingModel | null;
+  createdAt: Date;
+  apiEndpoint: string | null;
+  authMethod: AuthMethod | null;
+  submittedByAgent: string | null;
+}
+
+export interface ToolPage {
+  tools: ToolView[];
+  page: number;
+  totalPages: number;
+  totalTools: number;
+}
+
+export interface SubmitToolInput {
+  name: string;
+  url: string;
+  description: string;
+  categoryId: number;
+  capabilities?: string[] | null | undefined;
+  apiEndpoint?: string | null | undefined;
+  authMethod?: string | null | undefined;
+  pricingModel?: string | null | undefined;
+}
+
+export interface CategoryView {
+  id: number;
+  name: string;
+  slug: string;
+  toolCount: number;
+}
+
+export interface DirectoryStats {
+  totalTools: number;
+  totalVotes: number;
+  agentSubmissions: number;
+  agentVotes: number;
+}
+
+export function toToolView(tool: Tool): ToolView {
+  return {
+    id: tool.id,
+    name: tool.name,
+    url: tool.url,
+    description: tool.description,
+    voteCount: tool.voteCount,
+    slug: tool.slug,
+    categoryId: tool.category.id,
+    categoryName: tool.category.name,
+    categorySlug: tool.category.slug,
+    submissionSource: tool.submissionSource,
+    capabilities: tool.capabilities,
+    pricingModel: tool.pricingModel,
+    createdAt: tool.createdAt,
+    apiEndpoint: tool.apiEndpoint,
+    authMethod: tool.authMethod,
+    submittedByAgent: tool.submittedByAgent,
+  };
+}
+
+function checkPage(page: number, limit: number, max: number): void {
+  const fields: FieldErrors = {};
+  if (!Number.isInteger(page) || page < 1) fields.page = 'must be a positive integer';
+  if (!Number.isInteger(limit) || limit < 1) fields.limit = 'must be a positive integer';
+  else if (limit > max) fields.limit = `must be at most ${max}`;
+  if (Object.keys(fields).length) throw AppError.validation(fields);
+}
+
+function checkAgentId(agentId: string | undefined): void {
+  if (agentId !== undefined && (agentId.length < 1 || agentId.length > TOOL_LIMITS.agentIdMaxLength)) {
+    throw AppError.validation({ 'X-Agent-Id': `must be 1 to ${TOOL_LIMITS.agentIdMaxLength} characters` });
+  }
+}
+
+/** The catalogue: listing, submissions, votes, categories, leaderboard and stats. */
+export class ToolService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly clock: Clock,
+  ) {}
+
+  async list(query: { category?: string | undefined; sort: ToolSort; page: number; limit: number }): Promise<ToolPage> {
+    checkPage(query.page, query.limit, TOOL_LIMITS.pageSizeMax);
+    let categoryId: number | undefined;
+    if (query.category !== undefined) {
+      const category = await this.em.findOne(Category, { slug: query.category });
+      if (!category) throw AppError.validation({ category: `${query.category} is not a category slug` });
+      categoryId = category.id;
+    }
+    const where = categoryId === undefined ? {} : { category: categoryId };
+    const offset = (query.page - 1) * query.limit;
+    const totalTools = await this.em.count(Tool, where);
+    let tools: Tool[];
+    if (query.sort === 'trending') {
+      const ids = await this.trendingIds(categoryId, query.limit, offset);
+      const byId = new Map((await this.em.find(Tool, { id: { $in: ids } }, { populate: ['category'] })).map((tool) => [tool.id, tool]));
+      tools = ids.map((id) => byId.get(id)).filter((tool): tool is Tool => tool !== undefined);
+    } else {
+      tools = await this.em.find(Tool, where, {
+        populate: ['category'],
+        orderBy: query.sort === 'newest' ? { createdAt: 'desc', id: 'desc' } : { voteCount: 'desc', id: 'desc' },
+        limit: query.limit,
+        offset,
+      });
+    }
+    return { tools: tools.map(toToolView), page: query.page, totalPages: Math.ceil(totalTools / query.limit), totalTools };
+  }
+
+  async get(id: number): Promise<ToolView> {
+    const tool = Number.isSafeInteger(id) && id > 0 ? await this.em.findOne(Tool, id, { populate: ['category'] }) : null;
+    if (!tool) throw new AppError('not_found', `no tool ${id}`);
+    return toToolView(tool);
+  }
+
+  async submit(user: User, input: SubmitToolInput, agentId?: string): Promise<ToolView> {
+    checkAgentId(agentId);
+    const { normalized, fields } = this.validate(input);
+    const category = fields.category_id ? null : await this.em.findOne(Category, input.categoryId);
+    if (!fields.category_id && !category) fields.category_id = 'is not an existing category id';
+    if (Object.keys(fields).length || !category) throw AppError.validation(fields);
+
+    const base = slugify(input.name);
+    for (let attempt = 0; ; attempt++) {
+      const fork = this.em.fork();
+      const tool = fork.create(Tool, {
+        name: input.name,
+        slug: attempt === 0 ? base : `${base}-${attempt + 1}`,
+        url: input.url.trim(),
+        urlNormalized: normalized!,
+        description: input.description,
+        category: category.id,
+        capabilities: input.capabilities ?? [],
+        apiEndpoint: input.apiEndpoint ?? null,
+        authMethod: (input.authMethod as AuthMethod | null | undefined) ?? null,
+        pricingModel: (input.pricingModel as PricingModel | null | undefined) ?? null,
+        status: 'approved',
+        submissionSource: agentId ? 'agent' : 'human',
+        submittedByAgent: agentId ?? null,
+        submittedByUser: user.id,
+        voteCount: 0,
+        createdAt: this.clock.now(),
+      });
+      try {
+        await fork.flush();
+        return toToolView(Object.assign(tool, { category }));
+      } catch (error) {
+        const constraint = violatedConstraint(error);
+        if (constraint === 'tools_url_normalized_key') throw new AppError('conflict', 'a tool with this URL was already submitted');
+        // Two tools may share a name; their slugs may not. Try the next suffix.
+        if (constraint === 'tools_slug_key' && attempt < 50) continue;
+        throw error;
+      }
+    }
+  }
+
+  /**
+   * Toggles the caller's vote. One user's toggles on one tool run one at a time (an advisory lock on
+   * the pair), and `vote_count` is maintained by a trigger on `votes`, so it always equals the rows.
+   */
+  async toggleVote(user: User, toolId: number, agentId?: string): Promise<{ voted: boolean; voteCount: number }> {
+    checkAgentId(agentId);
+    return this.em.transactional(async (tx) => {
+      const exists = Number.isSafeInteger(toolId) && toolId > 0 ? await tx.findOne(Tool, toolId, { fields: ['id'] }) : null;
+      if (!exists) throw new AppError('not_found', `no tool ${toolId}`);
+      await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`vote:${user.id}:${toolId}`]);
+      const removed = await tx.nativeDelete(Vote, { tool: toolId, user: user.id });
+      if (!removed) await tx.insert(Vote, { tool: toolId, user: user.id, agentId: agentId ?? null, createdAt: this.clock.now() });
+      const [row] = await tx.execute<{ vote_count: number }[]>('select vote_count from tools where id = ?', [toolId]);
+      return { voted: !removed, voteCount: Number(row?.vote_count ?? 0) };
+    });
+  }
+
+  async categories(): Promise<CategoryView[]> {
+    const rows = await this.em.execute<{ id: number; name: string; slug: string; tool_count: string }[]>(
+      `select c.id, c.name, c.slug, count(t.id) as tool_count
+         from categories c left join tools t on t.category_id = c.id
+        group by c.id order by c.position, c.id`,
+    );
+    return rows.map((row) => ({ id: row.id, name: row.name, slug: row.slug, toolCount: Number(row.tool_count) }));
+  }
+
+  async categoriesByIds(ids: readonly number[]): Promise<Category[]> {
+    return this.em.find(Category, { id: { $in: [...ids] } });
+  }
+
+  async leaderboard(limit: number): Promise<{ agents: ToolView[]; humans: ToolView[] }> {
+    if (!Number.isInteger(limit) || limit < 1 || limit > TOOL_LIMITS.leaderboardMax) {
+      throw AppError.validation({ limit: `must be an integer from 1 to ${TOOL_LIMITS.leaderboardMax}` });
+    }
+    const top = (source: 'agent' | 'human') =>
+      this.em.find(Tool, { submissionSource: source }, { populate: ['category'], orderBy: { voteCount: 'desc', id: 'desc' }, limit });
+    const [agents, humans] = await Promise.all([top('agent'), top('human')]);
+    return { agents: agents.map(toToolView), humans: humans.map(toToolView) };
+  }
+
+  async stats(): Promise<DirectoryStats> {
+    const [row] = await this.em.execute<Record<string, string>[]>(
+      `select (select count(*) from tools) as total_tools,
+              (select count(*) from votes) as total_votes,
+              (select count(*) from tools where submission_source = 'agent') as agent_submissions,
+              (select count(*) from votes where agent_id is not null) as agent_votes`,
+    );
+    return {
+      totalTools: Number(row?.total_tools ?? 0),
+      totalVotes: Number(row?.total_votes ?? 0),
+      agentSubmissions: Number(row?.agent_submissions ?? 0),
+      agentVotes: Number(row?.agent_votes ?? 0),
+    };
+  }
+
+  /** Of `toolIds`, those the user has voted for (batched for `viewerHasVoted`). */
+  async votedBy(userId: string, toolIds: readonly number[]): Promise<Set<number>> {
+    const votes = await this.em.find(Vote, { user: userId, tool: { $in: [...toolIds] } }, { fields: ['tool'] });
+    return new Set(votes.map((vote) => vote.tool.id));
+  }
+
+  /**
+   * Trending: votes of the last seven UTC days from the per-day counters (an index range, never the
+   * vote rows), each day weighing half as much as two days later; ties by total votes, then newest.
+   */
+  private async trendingIds(categoryId: number | undefined, limit: number, offset: number): Promise<number[]> {
+    const today = this.clock.now().toISOString().slice(0, 10);
+    const rows = await this.em.execute<{ id: string }[]>(
+      `with recent as (
+         select tool_id, sum(votes * power(0.5, (?::date - day) / ?::numeric)) as score
+           from tool_vote_days
+          where day > ?::date - ?::int and day <= ?::date
+          group by tool_id
+       )
+       select t.id from tools t left join recent r on r.tool_id = t.id
+        where (?::int is null or t.category_id = ?::int)
+        order by coalesce(r.score, 0) desc, t.vote_count desc, t.id desc
+        limit ? offset ?`,
+      [today, TOOL_LIMITS.trendingHalfLifeDays, today, TOOL_LIMITS.trendingDays, today, categoryId ?? null, categoryId ?? null, limit, offset],
+    );
+    return rows.map((row) => Number(row.id));
+  }
+
+  private validate(input: SubmitToolInput): { normalized: string | undefined; fields: FieldErrors } {
+    const fields: FieldErrors = {};
+    if (input.name.trim().length < 1) fields.name = 'is required';
+    else if (input.name.length > TOOL_LIMITS.nameMaxLength) fields.name = `must be at most ${TOOL_LIMITS.nameMaxLength} characters`;
+    const normalized = normalizeToolUrl(input.url);
+    if (!normalized) fields.url = 'must be an absolute http or https URL';
+    if (input.description.trim().length < 1) fields.description = 'is required';
+    else if (input.description.length > TOOL_LIMITS.descriptionMaxLength) {
+      fields.description = `must be at most ${TOOL_LIMITS.descriptionMaxLength} characters`;
+    }
+    if (!Number.isInteger(input.categoryId) || input.categoryId < 1) fields.category_id = 'must be a category id';
+    const capabilities = input.capabilities ?? [];
+    if (capabilities.length > TOOL_LIMITS.capabilitiesMax) fields.capabilities = `must have at most ${TOOL_LIMITS.capabilitiesMax} entries`;
+    else if (capabilities.some((capability) => capability.trim().length < 1 || capability.length > TOOL_LIMITS.capabilityMaxLength)) {
+      fields.capabilities = `entries must be 1 to ${TOOL_LIMITS.capabilityMaxLength} characters`;
+    }
+    if (input.apiEndpoint !== undefined && input.apiEndpoint !== null && !normalizeToolUrl(input.apiEndpoint)) {
+      fields.api_endpoint = 'must be an absolute http or https URL';
+    }
+    if (input.authMethod !== undefined && input.authMethod !== null && !(AUTH_METHODS as readonly string[]).includes(input.authMethod)) {
+      fields.auth_method = `must be one of ${AUTH_METHODS.join(', ')}`;
+    }
+    if (input.pricingModel !== undefined && input.pricingModel !== null && !(PRICING_MODELS as readonly string[]).includes(input.pricingModel)) {
+      fields.pricing_model = `must be one of ${PRICING_MODELS.join(', ')}`;
+    }
+    return { normalized, fields };
+  }
+}

@@ -1,0 +1,61 @@
+import type { FastifyReply } from 'fastify';
+import type pg from 'pg';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { AppError } from '../errors.js';
+
+export interface RateLimitPolicy {
+  /** Distinguishes counters of different policies in the shared table. */
+  name: string;
+  points: number;
+  durationSeconds: number;
+}
+
+/**
+ * Fixed-window request budgets kept in PostgreSQL (rate-limiter-flexible), so every process that
+ * shares the database shares the budget. `consume` sets the RateLimit-* headers and, once the
+ * budget is spent, Retry-After and a 429 `rate_limited` error.
+ */
+export class RateLimits {
+  private readonly limiters = new Map<string, RateLimiterPostgres>();
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  private limiter(policy: RateLimitPolicy): RateLimiterPostgres {
+    let limiter = this.limiters.get(policy.name);
+    if (!limiter) {
+      limiter = new RateLimiterPostgres({
+        storeClient: this.pool,
+        storeType: 'pool',
+        tableName: 'rate_limits',
+        tableCreated: true,
+        clearExpiredByTimeout: true,
+        keyPrefix: policy.name,
+        points: policy.points,
+        duration: policy.durationSeconds,
+      });
+      this.limiters.set(policy.name, limiter);
+    }
+    return limiter;
+  }
+
+  async consume(policy: RateLimitPolicy, key: string, reply: FastifyReply): Promise<void> {
+    let result: RateLimiterRes;
+    let exceeded = false;
+    try {
+      result = await this.limiter(policy).consume(key);
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      result = rejection;
+      exceeded = true;
+    }
+    const resetSeconds = Math.max(1, Math.ceil(result.msBeforeNext / 1000));
+    reply.header('RateLimit-Policy', `${policy.points};w=${policy.durationSeconds}`);
+    reply.header('RateLimit-Limit', policy.points);
+    reply.header('RateLimit-Remaining', Math.max(0, result.remainingPoints));
+    reply.header('RateLimit-Reset', resetSeconds);
+    if (exceeded) {
+      reply.header('Retry-After', resetSeconds);
+      throw new AppError('rate_limited', `rate limit exceeded: ${policy.points} requests per ${policy.durationSeconds} s; retry in ${resetSeconds} s`);
+    }
+  }
+}
