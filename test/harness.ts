@@ -9,6 +9,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { entities } from '../src/modules/index.js';
 import type { Clock } from '../src/platform/clock.js';
+import type { Mailer } from '../src/platform/mail/mailer.js';
 import { createOrm, type Orm } from '../src/platform/db/orm.js';
 import { createLogger } from '../src/platform/logger.js';
 
@@ -62,6 +63,8 @@ export interface TestAppOptions {
   clock?: Clock;
   /** Run the job queue worker (webhooks, reminders); default true. */
   jobs?: boolean;
+  /** Captures e-mail instead of SMTP_URL. */
+  mailer?: Mailer;
 }
 
 /** Builds the real app on its own fresh database. Call `close()` in `afterAll`. */
@@ -70,7 +73,14 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ? { url: options.databaseUrl, name: '', drop: async () => {} }
     : await createTestDatabase();
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
-  const config = loadConfig({ DATABASE_URL: database.url, WEBHOOK_ALLOW_PRIVATE: 'true', ...options.env });
+  // Generous rate limits unless a test is about them: every injected request comes from one address.
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    RATE_LIMIT_ANON_PER_MIN: '100000',
+    RATE_LIMIT_AUTH_PER_MIN: '100000',
+    ...options.env,
+  });
   const statements: string[] = [];
   const orm = await createOrm({ clientUrl: database.url, entities, migrations, logger, onQuery: (sql) => statements.push(sql) });
   const app = await buildApp({
@@ -80,6 +90,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     databaseUrl: database.url,
     jobs: options.jobs ?? true,
     jobPollIntervalMs: 100,
+    ...(options.mailer ? { mailer: options.mailer } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
 

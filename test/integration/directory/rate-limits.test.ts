@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Mailbox } from '../../factories/mailbox.js';
+import { signIn } from '../../factories/users.js';
+import { bearer, startTestApp, type TestApp } from '../../harness.js';
+
+describe('rate limits', () => {
+  let a: TestApp;
+  let b: TestApp;
+  const mailbox = new Mailbox();
+  const env = { RATE_LIMIT_ANON_PER_MIN: '4', RATE_LIMIT_AUTH_PER_MIN: '8' };
+
+  beforeAll(async () => {
+    a = await startTestApp({ env, mailer: mailbox, jobs: false });
+    // A second process on the same database: the budget is shared through PostgreSQL.
+    b = await startTestApp({ env, mailer: mailbox, jobs: false, databaseUrl: a.databaseUrl });
+  });
+  afterAll(async () => {
+    await b.app.close();
+    await b.orm.close(true);
+    await a.close();
+  });
+
+  const read = (t: TestApp, remoteAddress: string, headers: Record<string, string> = {}) =>
+    t.rest({ method: 'GET', url: '/api/categories', remoteAddress, headers });
+
+  it('answers 429 with Retry-After and RateLimit-* headers once an address has spent its budget across both processes', async () => {
+    const statuses = [];
+    for (const t of [a, b, a, b]) statuses.push((await read(t, '10.20.0.1')).statusCode);
+    expect(statuses).toEqual([200, 200, 200, 200]);
+    const limited = await read(b, '10.20.0.1');
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json()).toEqual({ success: false, message: expect.stringMatching(/rate limit/) });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(limited.headers['ratelimit-limit']).toBe('4');
+    expect(limited.headers['ratelimit-remaining']).toBe('0');
+    expect(Number(limited.headers['ratelimit-reset'])).toBeLessThanOrEqual(60);
+    // Another address has its own budget.
+    expect((await read(a, '10.20.0.2')).statusCode).toBe(200);
+  });
+
+  it('gives signed-in users their own, larger budget, and sign-in does not spend the directory budget', async () => {
+    const user = await signIn(a, mailbox);
+    const remaining = [];
+    for (let i = 0; i < 8; i++) {
+      const response = await read(i % 2 ? a : b, '10.20.0.3', bearer(user.token));
+      expect(response.statusCode).toBe(200);
+      remaining.push(Number(response.headers['ratelimit-remaining']));
+    }
+    expect(remaining).toEqual([7, 6, 5, 4, 3, 2, 1, 0]);
+    expect((await read(a, '10.20.0.3', bearer(user.token))).statusCode).toBe(429);
+    // The same address without a token still has its anonymous budget.
+    expect((await read(a, '10.20.0.3')).statusCode).toBe(200);
+  });
+
+  it('limits sign-in to 10 requests a minute per address', async () => {
+    const statuses = [];
+    for (let i = 0; i < 11; i++) {
+      statuses.push((await a.rest({ method: 'POST', url: '/api/auth/magic-link', payload: { email: `flood-${i}@example.com` }, remoteAddress: '10.30.0.1' })).statusCode);
+    }
+    expect(statuses.slice(0, 10).every((status) => status === 200)).toBe(true);
+    expect(statuses[10]).toBe(429);
+    const perAddress = [];
+    for (let i = 0; i < 11; i++) {
+      perAddress.push((await b.rest({ method: 'POST', url: '/api/auth/magic-link', payload: { email: 'same@example.com' }, remoteAddress: `10.31.0.${i + 1}` })).statusCode);
+    }
+    expect(perAddress[10]).toBe(429);
+    expect((await read(a, '10.30.0.1')).statusCode).toBe(200);
+  });
+});
