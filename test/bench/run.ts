@@ -14,7 +14,10 @@ import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { freePort } from '../../src/platform/db/embedded-postgres.js';
+import { promisify } from 'node:util';
+import { execFile } from 'node:child_process';
+import { freePort, startEmbeddedPostgres } from '../../src/platform/db/embedded-postgres.js';
+import { createLogger } from '../../src/platform/logger.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -34,8 +37,10 @@ interface Row {
   errors: number;
 }
 
-async function startServer(): Promise<{ base: string; stop(): Promise<void> }> {
+async function startServer(): Promise<{ base: string; databaseUrl: string; stop(): Promise<void> }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'gateway-bench-'));
+  // The database runs here rather than inside the server so the demo seeder can share it.
+  const database = await startEmbeddedPostgres({ dataDir, logger: createLogger('warn') });
   const port = await freePort();
   const child = spawn(process.execPath, ['dist/src/main.js'], {
     env: {
@@ -43,10 +48,13 @@ async function startServer(): Promise<{ base: string; stop(): Promise<void> }> {
       NODE_OPTIONS: '',
       PORT: String(port),
       HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
+      DATABASE_URL: database.url,
       LOG_LEVEL: 'warn',
       BOOKING_CAP: '100000000',
       WEBHOOK_ALLOW_PRIVATE: 'true',
+      // Limits stay on (their PostgreSQL round trip is part of every directory request) but never bite.
+      RATE_LIMIT_ANON_PER_MIN: '1000000000',
+      RATE_LIMIT_AUTH_PER_MIN: '1000000000',
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -60,10 +68,12 @@ async function startServer(): Promise<{ base: string; stop(): Promise<void> }> {
   }
   return {
     base,
+    databaseUrl: database.url,
     async stop() {
       const exited = new Promise((resolve) => child.on('exit', resolve));
       child.kill('SIGTERM');
       await exited;
+      await database.stop();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
@@ -224,18 +234,40 @@ async function benchEvents(base: string, agent: Agent, count = 1000) {
   };
 }
 
+/** `GET /api/tools?sort=trending` over a seeded directory (10,000 tools, 200,000 votes by default). */
+async function benchTrending(base: string, databaseUrl: string): Promise<{ rows: Row[]; seeded: string }> {
+  const tools = process.env.BENCH_TOOLS ?? '10000';
+  const votes = process.env.BENCH_VOTES ?? '200000';
+  const { stdout } = await promisify(execFile)(process.execPath, ['dist/src/cli/seed-demo.js', '--tools', tools, '--votes', votes, '--voters', '5000'], {
+    env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+  });
+  const url = `${base}/api/tools?sort=trending&limit=20`;
+  const single = await autocannon({ url, connections: 1, duration: Math.min(SECONDS, 5) });
+  const loaded = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS });
+  return {
+    rows: [
+      summarise(`GET /api/tools?sort=trending, 1 connection (${tools} tools, ${votes} votes)`, single),
+      summarise(`GET /api/tools?sort=trending, ${CONNECTIONS} connections`, loaded),
+    ],
+    seeded: stdout.trim(),
+  };
+}
+
 const server = await startServer();
 try {
   const agents = await createAgents(server.base, 50);
   const rows = [await benchCreateBookings(server.base, agents), await benchListBookings(server.base, agents[0]!)];
   const race = await raceOneSlot(server.base, agents[1]!, 200);
   const events = await benchEvents(server.base, agents[2]!);
+  const trending = await benchTrending(server.base, server.databaseUrl);
+  rows.push(...trending.rows);
   console.log(`\n${CONNECTIONS} connections, ${SECONDS} s per scenario, server: node dist/src/main.js on embedded PostgreSQL\n`);
   console.table(rows);
   console.log('200 simultaneous creates of one slot:');
   console.table([race]);
   console.log('1,000 booking events (10 writers): commit → graphql-ws subscriber, and webhook delivery rate:');
   console.table([events]);
+  console.log(trending.seeded);
   console.log(JSON.stringify({ rows, race, events }));
 } finally {
   await server.stop();

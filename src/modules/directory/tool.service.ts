@@ -21,6 +21,8 @@ export const TOOL_LIMITS = {
   /** Trending counts votes of this many days, each day weighing half as much as two days later. */
   trendingDays: 7,
   trendingHalfLifeDays: 2,
+  /** The trending order is recomputed at most this often per category (and at every new UTC day). */
+  trendingCacheMs: 10_000,
 } as const;
 
 export const TOOL_SORTS = ['votes', 'newest', 'trending'] as const;
@@ -115,6 +117,9 @@ function checkAgentId(agentId: string | undefined): void {
 
 /** The catalogue: listing, submissions, votes, categories, leaderboard and stats. */
 export class ToolService {
+  /** Trending order per day and category: the ids, computed once and paged from memory. */
+  private readonly trendingOrders = new Map<string, { computedAt: number; ids: Promise<number[]> }>();
+
   constructor(
     private readonly em: EntityManager,
     private readonly clock: Clock,
@@ -258,21 +263,35 @@ export class ToolService {
   /**
    * Trending: votes of the last seven UTC days from the per-day counters (an index range, never the
    * vote rows), each day weighing half as much as two days later; ties by total votes, then newest.
+   * The order is computed once per category every few seconds and shared by all pages and requests
+   * (concurrent requests wait for the same computation).
    */
   private async trendingIds(categoryId: number | undefined, limit: number, offset: number): Promise<number[]> {
     const today = this.clock.now().toISOString().slice(0, 10);
-    const rows = await this.em.execute<{ id: string }[]>(
+    const key = `${today}:${categoryId ?? 'all'}`;
+    const now = Date.now();
+    let cached = this.trendingOrders.get(key);
+    if (!cached || now - cached.computedAt > TOOL_LIMITS.trendingCacheMs) {
+      cached = { computedAt: now, ids: this.computeTrendingOrder(today, categoryId) };
+      this.trendingOrders.set(key, cached);
+      cached.ids.catch(() => this.trendingOrders.delete(key));
+    }
+    return (await cached.ids).slice(offset, offset + limit);
+  }
+
+  private async computeTrendingOrder(today: string, categoryId: number | undefined): Promise<number[]> {
+    const decayPerDay = Math.LN2 / TOOL_LIMITS.trendingHalfLifeDays;
+    const rows = await this.em.fork().execute<{ id: string }[]>(
       `with recent as (
-         select tool_id, sum(votes * power(0.5, (?::date - day) / ?::numeric)) as score
+         select tool_id, sum(votes * exp((day - ?::date)::float8 * ?)) as score
            from tool_vote_days
           where day > ?::date - ?::int and day <= ?::date
           group by tool_id
        )
        select t.id from tools t left join recent r on r.tool_id = t.id
         where (?::int is null or t.category_id = ?::int)
-        order by coalesce(r.score, 0) desc, t.vote_count desc, t.id desc
-        limit ? offset ?`,
-      [today, TOOL_LIMITS.trendingHalfLifeDays, today, TOOL_LIMITS.trendingDays, today, categoryId ?? null, categoryId ?? null, limit, offset],
+        order by coalesce(r.score, 0) desc, t.vote_count desc, t.id desc`,
+      [today, decayPerDay, today, TOOL_LIMITS.trendingDays, today, categoryId ?? null, categoryId ?? null],
     );
     return rows.map((row) => Number(row.id));
   }
