@@ -14,6 +14,7 @@ import { buildGatewaySchema, resolverContainer } from './platform/graphql/schema
 import { registerGraphQL } from './platform/graphql/server.js';
 import { installCredentialParsing } from './platform/http/credential.js';
 import { installErrorHandlers } from './platform/http/errors.js';
+import { installInFlightTracking } from './platform/http/in-flight.js';
 import { registerHealthRoutes } from './platform/http/health.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 import { compileValidator, installJsonBodyParser } from './platform/http/validation.js';
@@ -52,6 +53,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installJsonBodyParser(app);
   installErrorHandlers(app);
   installCredentialParsing(app);
+  installInFlightTracking(app);
   // One unit of work per request: every service call in it sees the same EntityManager fork.
   app.addHook('onRequest', (_request, _reply, done) => RequestContext.create(orm.em, done));
   app.addHook('onSend', async (request, reply) => {
@@ -119,6 +121,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           ...(deps.jobPollIntervalMs ? { pollIntervalMs: deps.jobPollIntervalMs } : {}),
         });
   app.addHook('onClose', async () => {
+    // Handlers whose clients went away may still be running: let them finish before their pools go.
+    await app.requestsSettled(10_000);
     await runner?.stop();
     await scheduling.stop();
     await rateLimitPool.end();

@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Resolves once every request that has started has produced its answer (or after `timeoutMs`). */
+    requestsSettled(timeoutMs: number): Promise<void>;
+  }
+}
+
+/**
+ * Counts requests from arrival to the moment their answer is produced. Closing the server stops new
+ * ones, but a handler whose client went away keeps running; shutdown waits for it before the
+ * database goes, so it never fails half-way.
+ */
+export function installInFlightTracking(app: FastifyInstance): void {
+  let inFlight = 0;
+  let waiters: (() => void)[] = [];
+  app.addHook('onRequest', async () => {
+    inFlight++;
+  });
+  app.addHook('onSend', async () => {
+    inFlight = Math.max(0, inFlight - 1);
+    if (inFlight === 0) {
+      for (const wake of waiters) wake();
+      waiters = [];
+    }
+  });
+  app.decorate('requestsSettled', (timeoutMs: number) => {
+    if (inFlight === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  });
+}
