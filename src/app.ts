@@ -17,6 +17,7 @@ import { installErrorHandlers } from './platform/http/errors.js';
 import { installInFlightTracking } from './platform/http/in-flight.js';
 import { registerHealthRoutes } from './platform/http/health.js';
 import { registerOpenApi } from './platform/http/openapi.js';
+import { registerWebPages } from './platform/http/web-pages.js';
 import { compileValidator, installJsonBodyParser } from './platform/http/validation.js';
 import { startJobRunner, type TaskHandler } from './platform/jobs/queue.js';
 import type { Logger } from './platform/logger.js';
@@ -61,6 +62,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await registerOpenApi(app);
+  await registerWebPages(app, { explorer: config.graphqlExplorer });
   registerHealthRoutes(app, async () => {
     await orm.em.getConnection().execute('select 1');
   });

@@ -3,20 +3,18 @@ import type { Clock } from '../../platform/clock.js';
 import { violatedConstraint } from '../../platform/db/pg-errors.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import { Category } from './entities/category.entity.js';
-import { AUTH_METHODS, PRICING_MODELS, Tool, type AuthMethod, type PricingModel } from './entities/tool.entity.js';
+import { Tool } from './entities/tool.entity.js';
+import { checkToolSubmission, SUBMISSION_LIMITS, type AuthMethod, type PricingModel, type ToolSubmission } from './tool-rules.js';
 import type { User } from './entities/user.entity.js';
 import { Vote } from './entities/vote.entity.js';
 import { normalizeToolUrl, slugify } from './tool-url.js';
 
 export const TOOL_LIMITS = {
-  nameMaxLength: 255,
-  descriptionMaxLength: 1000,
+  ...SUBMISSION_LIMITS,
   pageSizeDefault: 20,
   pageSizeMax: 100,
   leaderboardDefault: 20,
   leaderboardMax: 100,
-  capabilitiesMax: 50,
-  capabilityMaxLength: 100,
   agentIdMaxLength: 128,
   /** Trending counts votes of this many days, each day weighing half as much as two days later. */
   trendingDays: 7,
@@ -55,16 +53,7 @@ export interface ToolPage {
   totalTools: number;
 }
 
-export interface SubmitToolInput {
-  name: string;
-  url: string;
-  description: string;
-  categoryId: number;
-  capabilities?: string[] | null | undefined;
-  apiEndpoint?: string | null | undefined;
-  authMethod?: string | null | undefined;
-  pricingModel?: string | null | undefined;
-}
+export type SubmitToolInput = ToolSubmission;
 
 export interface CategoryView {
   id: number;
@@ -160,7 +149,8 @@ export class ToolService {
 
   async submit(user: User, input: SubmitToolInput, agentId?: string): Promise<ToolView> {
     checkAgentId(agentId);
-    const { normalized, fields } = this.validate(input);
+    const fields = checkToolSubmission(input);
+    const normalized = normalizeToolUrl(input.url);
     const category = fields.category_id ? null : await this.em.findOne(Category, input.categoryId);
     if (!fields.category_id && !category) fields.category_id = 'is not an existing category id';
     if (Object.keys(fields).length || !category) throw AppError.validation(fields);
@@ -175,7 +165,7 @@ export class ToolService {
         urlNormalized: normalized!,
         description: input.description,
         category: category.id,
-        capabilities: input.capabilities ?? [],
+        capabilities: [...(input.capabilities ?? [])],
         apiEndpoint: input.apiEndpoint ?? null,
         authMethod: (input.authMethod as AuthMethod | null | undefined) ?? null,
         pricingModel: (input.pricingModel as PricingModel | null | undefined) ?? null,
@@ -294,33 +284,5 @@ export class ToolService {
       [today, decayPerDay, today, TOOL_LIMITS.trendingDays, today, categoryId ?? null, categoryId ?? null],
     );
     return rows.map((row) => Number(row.id));
-  }
-
-  private validate(input: SubmitToolInput): { normalized: string | undefined; fields: FieldErrors } {
-    const fields: FieldErrors = {};
-    if (input.name.trim().length < 1) fields.name = 'is required';
-    else if (input.name.length > TOOL_LIMITS.nameMaxLength) fields.name = `must be at most ${TOOL_LIMITS.nameMaxLength} characters`;
-    const normalized = normalizeToolUrl(input.url);
-    if (!normalized) fields.url = 'must be an absolute http or https URL';
-    if (input.description.trim().length < 1) fields.description = 'is required';
-    else if (input.description.length > TOOL_LIMITS.descriptionMaxLength) {
-      fields.description = `must be at most ${TOOL_LIMITS.descriptionMaxLength} characters`;
-    }
-    if (!Number.isInteger(input.categoryId) || input.categoryId < 1) fields.category_id = 'must be a category id';
-    const capabilities = input.capabilities ?? [];
-    if (capabilities.length > TOOL_LIMITS.capabilitiesMax) fields.capabilities = `must have at most ${TOOL_LIMITS.capabilitiesMax} entries`;
-    else if (capabilities.some((capability) => capability.trim().length < 1 || capability.length > TOOL_LIMITS.capabilityMaxLength)) {
-      fields.capabilities = `entries must be 1 to ${TOOL_LIMITS.capabilityMaxLength} characters`;
-    }
-    if (input.apiEndpoint !== undefined && input.apiEndpoint !== null && !normalizeToolUrl(input.apiEndpoint)) {
-      fields.api_endpoint = 'must be an absolute http or https URL';
-    }
-    if (input.authMethod !== undefined && input.authMethod !== null && !(AUTH_METHODS as readonly string[]).includes(input.authMethod)) {
-      fields.auth_method = `must be one of ${AUTH_METHODS.join(', ')}`;
-    }
-    if (input.pricingModel !== undefined && input.pricingModel !== null && !(PRICING_MODELS as readonly string[]).includes(input.pricingModel)) {
-      fields.pricing_model = `must be one of ${PRICING_MODELS.join(', ')}`;
-    }
-    return { normalized, fields };
   }
 }

@@ -3,10 +3,9 @@ import { Check, Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-or
 import { Category } from './category.entity.js';
 import { User } from './user.entity.js';
 
-export const AUTH_METHODS = ['api_key', 'oauth', 'none', 'other'] as const;
-export const PRICING_MODELS = ['free', 'freemium', 'paid', 'usage_based'] as const;
-export type AuthMethod = (typeof AUTH_METHODS)[number];
-export type PricingModel = (typeof PRICING_MODELS)[number];
+import type { AuthMethod, PricingModel } from '../tool-rules.js';
+
+export { AUTH_METHODS, PRICING_MODELS, type AuthMethod, type PricingModel } from '../tool-rules.js';
 
 /** A tool in the directory. Submissions are approved at once; `vote_count` is kept by a trigger. */
 @Entity({ tableName: 'tools' })

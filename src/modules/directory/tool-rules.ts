@@ -1,0 +1,56 @@
+/**
+ * The rules of a tool submission, shared by the server and the /browse page (pure, no imports but
+ * the URL rules), so the form refuses exactly what the server refuses.
+ */
+import { normalizeToolUrl } from './tool-url.js';
+
+export const AUTH_METHODS = ['api_key', 'oauth', 'none', 'other'] as const;
+export const PRICING_MODELS = ['free', 'freemium', 'paid', 'usage_based'] as const;
+export type AuthMethod = (typeof AUTH_METHODS)[number];
+export type PricingModel = (typeof PRICING_MODELS)[number];
+
+export const SUBMISSION_LIMITS = {
+  nameMaxLength: 255,
+  descriptionMaxLength: 1000,
+  capabilitiesMax: 50,
+  capabilityMaxLength: 100,
+} as const;
+
+export interface ToolSubmission {
+  name: string;
+  url: string;
+  description: string;
+  categoryId: number;
+  capabilities?: readonly string[] | null | undefined;
+  apiEndpoint?: string | null | undefined;
+  authMethod?: string | null | undefined;
+  pricingModel?: string | null | undefined;
+}
+
+/** Field (in the REST spelling) → message, empty when the submission is acceptable. */
+export function checkToolSubmission(input: ToolSubmission): Record<string, string> {
+  const fields: Record<string, string> = {};
+  if (input.name.trim().length < 1) fields.name = 'is required';
+  else if (input.name.length > SUBMISSION_LIMITS.nameMaxLength) fields.name = `must be at most ${SUBMISSION_LIMITS.nameMaxLength} characters`;
+  if (!normalizeToolUrl(input.url)) fields.url = 'must be an absolute http or https URL';
+  if (input.description.trim().length < 1) fields.description = 'is required';
+  else if (input.description.length > SUBMISSION_LIMITS.descriptionMaxLength) {
+    fields.description = `must be at most ${SUBMISSION_LIMITS.descriptionMaxLength} characters`;
+  }
+  if (!Number.isInteger(input.categoryId) || input.categoryId < 1) fields.category_id = 'must be a category id';
+  const capabilities = input.capabilities ?? [];
+  if (capabilities.length > SUBMISSION_LIMITS.capabilitiesMax) fields.capabilities = `must have at most ${SUBMISSION_LIMITS.capabilitiesMax} entries`;
+  else if (capabilities.some((capability) => capability.trim().length < 1 || capability.length > SUBMISSION_LIMITS.capabilityMaxLength)) {
+    fields.capabilities = `entries must be 1 to ${SUBMISSION_LIMITS.capabilityMaxLength} characters`;
+  }
+  if (input.apiEndpoint !== undefined && input.apiEndpoint !== null && !normalizeToolUrl(input.apiEndpoint)) {
+    fields.api_endpoint = 'must be an absolute http or https URL';
+  }
+  if (input.authMethod !== undefined && input.authMethod !== null && !(AUTH_METHODS as readonly string[]).includes(input.authMethod)) {
+    fields.auth_method = `must be one of ${AUTH_METHODS.join(', ')}`;
+  }
+  if (input.pricingModel !== undefined && input.pricingModel !== null && !(PRICING_MODELS as readonly string[]).includes(input.pricingModel)) {
+    fields.pricing_model = `must be one of ${PRICING_MODELS.join(', ')}`;
+  }
+  return fields;
+}

@@ -1,0 +1,47 @@
+import type { TypedDocumentString } from '../generated/graphql.js';
+
+export const TOKEN_KEY = 'lp_token';
+
+export interface GraphQLErrorEntry {
+  message: string;
+  extensions?: { code?: string; errors?: Record<string, string> };
+}
+
+/** A GraphQL answer with errors: the first one's code and field map, as the server sent them. */
+export class ApiError extends Error {
+  readonly code: string;
+  readonly fields: Record<string, string>;
+
+  constructor(errors: GraphQLErrorEntry[]) {
+    const first = errors[0];
+    super(first?.message ?? 'The request failed');
+    this.code = first?.extensions?.code ?? 'unknown';
+    this.fields = first?.extensions?.errors ?? {};
+  }
+}
+
+export function storedToken(): string | null {
+  return localStorage.getItem(TOKEN_KEY);
+}
+
+/** Runs a typed operation against this server's /graphql, with the stored JWT when there is one. */
+export async function request<Result, Variables>(
+  document: TypedDocumentString<Result, Variables>,
+  ...[variables]: Variables extends Record<string, never> ? [] : [Variables]
+): Promise<Result> {
+  const token = storedToken();
+  let response: Response;
+  try {
+    response = await fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify({ query: document.toString(), variables: variables ?? {} }),
+    });
+  } catch {
+    throw new ApiError([{ message: 'The server cannot be reached. Check your connection and try again.', extensions: { code: 'network' } }]);
+  }
+  const body = (await response.json().catch(() => ({}))) as { data?: Result; errors?: GraphQLErrorEntry[] };
+  if (body.errors?.length) throw new ApiError(body.errors);
+  if (!response.ok || !body.data) throw new ApiError([{ message: `The server answered ${response.status}.` }]);
+  return body.data;
+}
