@@ -30,6 +30,21 @@ describe('platform HTTP surface', () => {
     expect(body.properties.name).toMatchObject({ minLength: 1, maxLength: 120 });
     expect(Object.keys(createAgent.responses).sort()).toEqual(['201', '400', '401', '409', '500']);
     expect(document.paths['/graphql']).toBeUndefined();
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining([
+        '/api/bookings',
+        '/api/bookings/{id}/occurrences',
+        '/api/proposals/{id}/accept',
+        '/api/webhooks',
+        '/api/tools',
+        '/api/tools/{id}/vote',
+        '/api/categories',
+        '/api/leaderboard',
+        '/api/stats',
+        '/api/auth/magic-link',
+        '/api/auth/verify',
+      ]),
+    );
   });
 
   it('answers unknown routes with a JSON 404', async () => {
