@@ -9,6 +9,7 @@ import { JwtIssuer, resolveJwtSecret } from './platform/auth/jwt.js';
 import { RateLimits } from './platform/http/rate-limit.js';
 import { createMailer, type Mailer } from './platform/mail/mailer.js';
 import { systemClock, type Clock } from './platform/clock.js';
+import { Notifications } from './platform/db/notifications.js';
 import type { Orm } from './platform/db/orm.js';
 import { buildGatewaySchema, resolverContainer } from './platform/graphql/schema.js';
 import { registerGraphQL } from './platform/graphql/server.js';
@@ -67,11 +68,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await orm.em.getConnection().execute('select 1');
   });
 
+  const notifications = new Notifications(deps.databaseUrl, logger);
   const scheduling = createSchedulingModule({
     em: orm.em,
     clock,
     logger,
-    databaseUrl: deps.databaseUrl,
+    notifications,
     bookingCap: config.bookingCap,
     reminderLeadMinutes: config.reminderLeadMinutes,
     webhooks: {
@@ -111,7 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     buildContext: (base) => ({ ...base, scheduling: scheduling.createContext(base), directory: directory.createContext(base) }),
   });
 
-  await scheduling.start();
+  await notifications.start();
   const inScope = (handler: TaskHandler): TaskHandler => (payload) => RequestContext.create(orm.em, () => handler(payload));
   const runner =
     deps.jobs === false
@@ -126,7 +128,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Handlers whose clients went away may still be running: let them finish before their pools go.
     await app.requestsSettled(10_000);
     await runner?.stop();
-    await scheduling.stop();
+    scheduling.stop();
+    await notifications.stop();
     await rateLimitPool.end();
   });
 

@@ -1,7 +1,6 @@
 import { EventEmitter, on } from 'node:events';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import pg from 'pg';
-import type { Logger } from '../../platform/logger.js';
+import type { Notifications } from '../../platform/db/notifications.js';
 import { fromBookingItem, toBookingItem, type BookingItem } from './booking-item.js';
 import type { BookingView } from './booking.service.js';
 import { BookingEvent, type BookingEventType } from './entities/booking-event.entity.js';
@@ -47,37 +46,23 @@ function fromNotification(payload: NotifiedEvent): BookingEventView {
 }
 
 /**
- * The live side of `bookingEvents`: one LISTEN connection per process receives every committed
- * event (whichever process wrote it) and hands it to that process's subscribers of the agent.
+ * The live side of `bookingEvents`: the process's one LISTEN connection receives every committed
+ * event (whichever process wrote it) and this bus hands it to the process's subscribers of the agent.
  */
 export class BookingEventBus {
   private readonly emitter = new EventEmitter();
-  private client: pg.Client | undefined;
 
-  constructor(
-    private readonly connectionString: string,
-    private readonly logger: Logger,
-  ) {
+  constructor(notifications: Notifications) {
     this.emitter.setMaxListeners(0);
-  }
-
-  async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.connectionString });
-    client.on('notification', (message) => {
-      if (message.channel !== BOOKING_EVENTS_CHANNEL || !message.payload) return;
-      const event = fromNotification(JSON.parse(message.payload) as NotifiedEvent);
+    notifications.on(BOOKING_EVENTS_CHANNEL, (payload) => {
+      const event = fromNotification(JSON.parse(payload) as NotifiedEvent);
       this.emitter.emit(event.agentId, event);
     });
-    client.on('error', (error) => this.logger.error({ err: error }, 'booking event listener failed'));
-    await client.connect();
-    await client.query(`listen ${BOOKING_EVENTS_CHANNEL}`);
-    this.client = client;
   }
 
-  async stop(): Promise<void> {
+  /** Ends every live subscription (shutdown). */
+  close(): void {
     this.emitter.emit('close');
-    await this.client?.end().catch(() => undefined);
-    this.client = undefined;
   }
 
   /**

@@ -38,6 +38,7 @@ import { BookingEventBus } from './booking-events.js';
 import { registerProposalRoutes } from './rest/proposal.routes.js';
 import { registerWebhookRoutes } from './rest/webhook.routes.js';
 import { AppError } from '../../platform/errors.js';
+import type { Notifications } from '../../platform/db/notifications.js';
 import type { Logger } from '../../platform/logger.js';
 import type { PlatformContext } from '../../platform/graphql/server.js';
 import { BookingResolver } from './graphql/booking.resolver.js';
@@ -56,8 +57,8 @@ export interface SchedulingDeps {
   em: EntityManager;
   clock: Clock;
   logger: Logger;
-  /** Where the LISTEN connection for live booking events goes. */
-  databaseUrl: string;
+  /** The process's LISTEN connection (live booking events). */
+  notifications: Notifications;
   bookingCap: number;
   reminderLeadMinutes: number;
   webhooks: WebhookSettings;
@@ -70,7 +71,7 @@ export function createSchedulingModule(deps: SchedulingDeps) {
   const bookings = new BookingService(em, clock, { bookingCap: deps.bookingCap, reminderLeadMinutes: deps.reminderLeadMinutes });
   const proposals = new ProposalService(em, clock, bookings);
   const webhooks = new WebhookService(em, clock, deps.webhooks, deps.logger);
-  const bus = new BookingEventBus(deps.databaseUrl, deps.logger);
+  const bus = new BookingEventBus(deps.notifications);
 
   return {
     agents,
@@ -99,7 +100,6 @@ export function createSchedulingModule(deps: SchedulingDeps) {
         await bookings.sendReminder((payload as { bookingId: string }).bookingId);
       },
     },
-    start: () => bus.start(),
-    stop: () => bus.stop(),
+    stop: () => bus.close(),
   };
 }
