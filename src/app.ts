@@ -3,7 +3,7 @@ import { RequestContext } from '@mikro-orm/core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import pg from 'pg';
-import { createDirectoryModule, createSchedulingModule, resolverClasses, type DirectoryContext, type SchedulingContext } from './modules/index.js';
+import { createDirectoryModule, createPricesModule, createSchedulingModule, resolverClasses, type DirectoryContext, type SchedulingContext } from './modules/index.js';
 import { SESSION_TTL_SECONDS } from './modules/directory/account.service.js';
 import { JwtIssuer, resolveJwtSecret } from './platform/auth/jwt.js';
 import { RateLimits } from './platform/http/rate-limit.js';
@@ -101,19 +101,28 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   directory.registerRoutes(app);
 
+  const pricing = createPricesModule({ em: orm.em, clock, notifications, adminToken: config.adminToken });
+  pricing.registerRoutes(app);
+
   const schema = await buildGatewaySchema({
     resolvers: resolverClasses,
-    container: resolverContainer([...scheduling.resolvers, ...directory.resolvers]),
+    container: resolverContainer([...scheduling.resolvers, ...directory.resolvers, ...pricing.resolvers]),
   });
   await registerGraphQL<SchedulingContext & DirectoryContext>(app, {
     schema,
     logger,
     runInScope: (operation) => RequestContext.create(orm.em, operation),
     entityManager: () => (RequestContext.getEntityManager() as typeof orm.em | undefined) ?? orm.em.fork(),
-    buildContext: (base) => ({ ...base, scheduling: scheduling.createContext(base), directory: directory.createContext(base) }),
+    buildContext: (base) => ({
+      ...base,
+      scheduling: scheduling.createContext(base),
+      directory: directory.createContext(base),
+      prices: pricing.createContext(),
+    }),
   });
 
   await notifications.start();
+  await pricing.start();
   const inScope = (handler: TaskHandler): TaskHandler => (payload) => RequestContext.create(orm.em, () => handler(payload));
   const runner =
     deps.jobs === false

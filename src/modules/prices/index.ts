@@ -1,0 +1,29 @@
+/**
+ * GPU prices (seed 002): snapshots of spot and on-demand prices of eight GPU models at seven providers.
+ *
+ * Glossary
+ * - snapshot: prices taken at one moment from one source; some pairs only, prices may be null; all kept.
+ * - feed: for every GPU/provider pair ever seen, the row of the newest snapshot that holds it.
+ * - freshness: fresh under 2 h, stale under 12 h, expired beyond.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../../platform/clock.js';
+import type { Notifications } from '../../platform/db/notifications.js';
+import { PriceResolver } from './graphql/price.resolver.js';
+import { PriceService } from './price.service.js';
+import { registerPriceRoutes } from './rest/price.routes.js';
+
+export { PriceService } from './price.service.js';
+export const pricesResolvers = [PriceResolver];
+
+export function createPricesModule(deps: { em: EntityManager; clock: Clock; notifications: Notifications; adminToken: string | undefined }) {
+  const prices = new PriceService(deps.em, deps.clock, deps.notifications);
+  return {
+    prices,
+    resolvers: [new PriceResolver(prices, deps.clock)],
+    createContext: () => ({ snapshotsAdded: () => prices.snapshotsAdded() }),
+    registerRoutes: (app: FastifyInstance) => registerPriceRoutes(app, prices, deps.adminToken),
+    start: () => prices.ensureReferenceSnapshot(),
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * The bundled reference snapshot: what a fresh install serves before any adapter or ingest has run.
+ *
+ * Per-GPU hourly USD prices compiled by hand from the providers' public price lists around 1 June 2025 (on-demand list prices; spot/interruptible where the provider publishes one). Approximate: they are served only until a provider adapter or the ingest route brings newer rows for a GPU and provider.
+ */
+export const REFERENCE_SNAPSHOT = {
+  takenAt: '2025-06-01T00:00:00Z',
+  source: 'reference',
+  rows: [
+    { slug: 'h100', provider: 'aws', spotPriceUsd: 2.5, onDemandPriceUsd: 6.88 },
+    { slug: 'h100', provider: 'azure', spotPriceUsd: 3.6, onDemandPriceUsd: 12.29 },
+    { slug: 'h100', provider: 'gcp', spotPriceUsd: 2.25, onDemandPriceUsd: 11.06 },
+    { slug: 'h100', provider: 'oci', spotPriceUsd: null, onDemandPriceUsd: 10.0 },
+    { slug: 'h100', provider: 'lambda', spotPriceUsd: null, onDemandPriceUsd: 2.99 },
+    { slug: 'h100', provider: 'runpod', spotPriceUsd: 2.39, onDemandPriceUsd: 2.69 },
+    { slug: 'h100', provider: 'vast', spotPriceUsd: 1.45, onDemandPriceUsd: 1.87 },
+    { slug: 'h200', provider: 'aws', spotPriceUsd: 3.1, onDemandPriceUsd: 7.91 },
+    { slug: 'h200', provider: 'gcp', spotPriceUsd: 3.72, onDemandPriceUsd: 10.87 },
+    { slug: 'h200', provider: 'oci', spotPriceUsd: null, onDemandPriceUsd: 10.0 },
+    { slug: 'h200', provider: 'lambda', spotPriceUsd: null, onDemandPriceUsd: 3.79 },
+    { slug: 'h200', provider: 'runpod', spotPriceUsd: 3.59, onDemandPriceUsd: 3.99 },
+    { slug: 'h200', provider: 'vast', spotPriceUsd: 2.1, onDemandPriceUsd: 2.69 },
+    { slug: 'a100', provider: 'aws', spotPriceUsd: 1.6, onDemandPriceUsd: 3.43 },
+    { slug: 'a100', provider: 'azure', spotPriceUsd: 1.47, onDemandPriceUsd: 3.67 },
+    { slug: 'a100', provider: 'gcp', spotPriceUsd: 1.57, onDemandPriceUsd: 5.07 },
+    { slug: 'a100', provider: 'oci', spotPriceUsd: null, onDemandPriceUsd: 4.0 },
+    { slug: 'a100', provider: 'lambda', spotPriceUsd: null, onDemandPriceUsd: 1.79 },
+    { slug: 'a100', provider: 'runpod', spotPriceUsd: 1.19, onDemandPriceUsd: 1.64 },
+    { slug: 'a100', provider: 'vast', spotPriceUsd: 0.62, onDemandPriceUsd: 0.8 },
+    { slug: 'l40s', provider: 'aws', spotPriceUsd: 0.74, onDemandPriceUsd: 1.86 },
+    { slug: 'l40s', provider: 'oci', spotPriceUsd: null, onDemandPriceUsd: 3.5 },
+    { slug: 'l40s', provider: 'runpod', spotPriceUsd: 0.71, onDemandPriceUsd: 0.86 },
+    { slug: 'l40s', provider: 'vast', spotPriceUsd: 0.48, onDemandPriceUsd: 0.65 },
+    { slug: 'a10g', provider: 'aws', spotPriceUsd: 0.41, onDemandPriceUsd: 1.01 },
+    { slug: 't4', provider: 'aws', spotPriceUsd: 0.22, onDemandPriceUsd: 0.53 },
+    { slug: 't4', provider: 'azure', spotPriceUsd: 0.19, onDemandPriceUsd: 0.53 },
+    { slug: 't4', provider: 'gcp', spotPriceUsd: 0.14, onDemandPriceUsd: 0.35 },
+    { slug: 't4', provider: 'vast', spotPriceUsd: 0.1, onDemandPriceUsd: 0.15 },
+    { slug: 'rtx-4090', provider: 'runpod', spotPriceUsd: 0.34, onDemandPriceUsd: 0.69 },
+    { slug: 'rtx-4090', provider: 'vast', spotPriceUsd: 0.22, onDemandPriceUsd: 0.35 },
+    { slug: 'v100', provider: 'aws', spotPriceUsd: 0.92, onDemandPriceUsd: 3.06 },
+    { slug: 'v100', provider: 'azure', spotPriceUsd: 0.61, onDemandPriceUsd: 3.06 },
+    { slug: 'v100', provider: 'gcp', spotPriceUsd: 0.99, onDemandPriceUsd: 2.48 },
+    { slug: 'v100', provider: 'oci', spotPriceUsd: null, onDemandPriceUsd: 2.95 },
+    { slug: 'v100', provider: 'lambda', spotPriceUsd: null, onDemandPriceUsd: 0.55 },
+    { slug: 'v100', provider: 'vast', spotPriceUsd: 0.18, onDemandPriceUsd: 0.25 },
+  ],
+} as const;

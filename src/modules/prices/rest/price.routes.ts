@@ -1,0 +1,173 @@
+import { timingSafeEqual } from 'node:crypto';
+import fastifyCors from '@fastify/cors';
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../../../platform/errors.js';
+import { GPU_SLUGS, PROVIDERS, REFRESH_INTERVAL_MINUTES } from '../catalog.js';
+import type { PriceService, PriceView } from '../price.service.js';
+
+const priceRow = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['gpu', 'slug', 'provider', 'spot_price_usd', 'on_demand_price_usd', 'savings_pct', 'last_seen'],
+  properties: {
+    gpu: { type: 'string' },
+    slug: { type: 'string', enum: GPU_SLUGS },
+    provider: { type: 'string', enum: [...PROVIDERS] },
+    spot_price_usd: { type: ['number', 'null'] },
+    on_demand_price_usd: { type: ['number', 'null'] },
+    savings_pct: { type: ['number', 'null'] },
+    last_seen: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+const errorBody = { type: 'object', required: ['error'], properties: { error: { type: 'string' }, message: { type: 'string' } } } as const;
+
+/** Seed 002 Price row. */
+export function presentPrice(row: PriceView) {
+  return {
+    gpu: row.gpu,
+    slug: row.slug,
+    provider: row.provider,
+    spot_price_usd: row.spotPriceUsd,
+    on_demand_price_usd: row.onDemandPriceUsd,
+    savings_pct: row.savingsPct,
+    last_seen: row.lastSeen.toISOString(),
+  };
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+interface SnapshotBody {
+  taken_at?: string;
+  rows: { slug: string; provider: string; spot_price_usd: number | null; on_demand_price_usd: number | null }[];
+}
+
+/** The open, CORS-enabled GPU price feed (seed 002) and its admin ingest route. */
+export function registerPriceRoutes(app: FastifyInstance, prices: PriceService, adminToken: string | undefined): void {
+  app.register(async (scope) => {
+    // Every price-feed answer, errors and preflight included, is readable from any origin.
+    await scope.register(fastifyCors, { origin: '*', methods: ['GET', 'POST', 'OPTIONS'], allowedHeaders: ['content-type', 'authorization'] });
+
+    scope.get(
+      '/api/v1/prices',
+      {
+        schema: {
+          summary: 'Current spot and on-demand prices of every GPU and provider',
+          tags: ['prices'],
+          response: {
+            200: {
+              type: 'object',
+              required: ['updated_at', 'refresh_interval_minutes', 'prices'],
+              properties: {
+                updated_at: { type: ['string', 'null'], format: 'date-time' },
+                refresh_interval_minutes: { type: 'integer' },
+                prices: { type: 'array', items: priceRow },
+              },
+            },
+          },
+        },
+      },
+      async () => {
+        const feed = await prices.feed();
+        return { updated_at: feed.updatedAt?.toISOString() ?? null, refresh_interval_minutes: REFRESH_INTERVAL_MINUTES, prices: feed.prices.map(presentPrice) };
+      },
+    );
+
+    scope.get<{ Params: { gpu_slug: string } }>(
+      '/api/v1/prices/:gpu_slug',
+      {
+        schema: {
+          summary: 'Current prices of one GPU',
+          tags: ['prices'],
+          params: { type: 'object', required: ['gpu_slug'], properties: { gpu_slug: { type: 'string' } } },
+          response: {
+            200: {
+              type: 'object',
+              required: ['gpu', 'updated_at', 'refresh_interval_minutes', 'prices'],
+              properties: {
+                gpu: { type: 'string' },
+                updated_at: { type: ['string', 'null'], format: 'date-time' },
+                refresh_interval_minutes: { type: 'integer' },
+                prices: { type: 'array', items: priceRow },
+              },
+            },
+            404: errorBody,
+          },
+        },
+      },
+      async (request) => {
+        const feed = await prices.forGpu(request.params.gpu_slug);
+        return {
+          gpu: request.params.gpu_slug,
+          updated_at: feed.updatedAt?.toISOString() ?? null,
+          refresh_interval_minutes: REFRESH_INTERVAL_MINUTES,
+          prices: feed.prices.map(presentPrice),
+        };
+      },
+    );
+
+    scope.post<{ Body: SnapshotBody }>(
+      '/api/v1/prices/snapshots',
+      {
+        schema: {
+          summary: 'Add a price snapshot (Authorization: Bearer $ADMIN_TOKEN)',
+          tags: ['prices'],
+          security: [{ bearer: [] }],
+          body: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['rows'],
+            properties: {
+              taken_at: { type: 'string', format: 'date-time' },
+              rows: {
+                type: 'array',
+                minItems: 1,
+                maxItems: GPU_SLUGS.length * PROVIDERS.length,
+                items: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['slug', 'provider', 'spot_price_usd', 'on_demand_price_usd'],
+                  properties: {
+                    slug: { type: 'string' },
+                    provider: { type: 'string' },
+                    spot_price_usd: { type: ['number', 'null'], minimum: 0 },
+                    on_demand_price_usd: { type: ['number', 'null'], minimum: 0 },
+                  },
+                },
+              },
+            },
+          },
+          response: {
+            201: {
+              type: 'object',
+              required: ['id', 'taken_at', 'rows'],
+              properties: { id: { type: 'string' }, taken_at: { type: 'string', format: 'date-time' }, rows: { type: 'integer' } },
+            },
+            401: errorBody,
+            404: errorBody,
+          },
+        },
+        // Without ADMIN_TOKEN the route does not exist for callers; checked before the body is read.
+        onRequest: async (request) => {
+          if (!adminToken) throw new AppError('not_found', `no route ${request.method} ${request.url}`);
+          const credential = request.credential;
+          if (credential.kind !== 'token' || !sameSecret(credential.token, adminToken)) {
+            throw new AppError('unauthorized', 'send Authorization: Bearer <ADMIN_TOKEN>');
+          }
+        },
+      },
+      async (request, reply) => {
+        const added = await prices.ingest({
+          source: 'admin',
+          takenAt: request.body.taken_at ? new Date(request.body.taken_at) : undefined,
+          rows: request.body.rows.map((row) => ({ slug: row.slug, provider: row.provider, spotPriceUsd: row.spot_price_usd, onDemandPriceUsd: row.on_demand_price_usd })),
+        });
+        return reply.code(201).send({ id: added.id, taken_at: added.takenAt.toISOString(), rows: added.rowCount });
+      },
+    );
+  });
+}
