@@ -13,7 +13,7 @@ export class Migration20261121040000_prices extends Migration {
     this.addSql(`create index price_snapshots_taken_idx on price_snapshots (taken_at);`);
     this.addSql(`
       create table price_rows (
-        snapshot_id bigint not null constraint price_rows_snapshot_id_foreign references price_snapshots (id) on update cascade on delete cascade,
+        snapshot_id bigint not null constraint price_rows_snapshot_id_foreign references price_snapshots (id) on delete cascade,
         gpu_slug varchar(16) not null,
         provider varchar(16) not null,
         spot_price_usd numeric(12, 4) null,

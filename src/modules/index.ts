@@ -3,10 +3,10 @@
  * `app.ts` and the CLI do.
  */
 import { directoryEntities, directoryResolvers } from './directory/index.js';
-import { pricesResolvers } from './prices/index.js';
+import { pricesEntities, pricesResolvers } from './prices/index.js';
 import { schedulingEntities, schedulingResolvers } from './scheduling/index.js';
 
-export const entities = [...schedulingEntities, ...directoryEntities];
+export const entities = [...schedulingEntities, ...directoryEntities, ...pricesEntities];
 export const resolverClasses = [...schedulingResolvers, ...directoryResolvers, ...pricesResolvers];
 
 export { createSchedulingModule, type SchedulingContext } from './scheduling/index.js';

@@ -10,12 +10,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../platform/clock.js';
 import type { Notifications } from '../../platform/db/notifications.js';
+import { PriceRow, PriceSnapshot } from './entities/price-snapshot.entity.js';
 import { PriceResolver } from './graphql/price.resolver.js';
 import { PriceService } from './price.service.js';
 import { registerPriceRoutes } from './rest/price.routes.js';
 
 export { PriceService } from './price.service.js';
 export const pricesResolvers = [PriceResolver];
+export const pricesEntities = [PriceSnapshot, PriceRow];
 
 export function createPricesModule(deps: { em: EntityManager; clock: Clock; notifications: Notifications; adminToken: string | undefined }) {
   const prices = new PriceService(deps.em, deps.clock, deps.notifications);
