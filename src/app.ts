@@ -3,7 +3,7 @@ import { RequestContext } from '@mikro-orm/core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import pg from 'pg';
-import { createDirectoryModule, createPricesModule, createSchedulingModule, resolverClasses, type DirectoryContext, type SchedulingContext } from './modules/index.js';
+import { createDirectoryModule, createPricesModule, createSchedulingModule, createTokenAnalyticsModule, resolverClasses, type DirectoryContext, type SchedulingContext } from './modules/index.js';
 import { SESSION_TTL_SECONDS } from './modules/directory/account.service.js';
 import { JwtIssuer, resolveJwtSecret } from './platform/auth/jwt.js';
 import { RateLimits } from './platform/http/rate-limit.js';
@@ -103,6 +103,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const pricing = createPricesModule({ em: orm.em, clock, notifications, adminToken: config.adminToken });
   pricing.registerRoutes(app);
+
+  const tokenAnalytics = createTokenAnalyticsModule({ screenerUrl: config.screenerUrl, clock });
+  tokenAnalytics.registerRoutes(app);
 
   const schema = await buildGatewaySchema({
     resolvers: resolverClasses,

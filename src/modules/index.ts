@@ -12,3 +12,4 @@ export const resolverClasses = [...schedulingResolvers, ...directoryResolvers, .
 export { createSchedulingModule, type SchedulingContext } from './scheduling/index.js';
 export { createDirectoryModule, type DirectoryContext } from './directory/index.js';
 export { createPricesModule } from './prices/index.js';
+export { createTokenAnalyticsModule, presentAnalytics, presentSafety } from './token-analytics/index.js';

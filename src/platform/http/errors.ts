@@ -4,9 +4,10 @@ import { fieldErrorsFrom } from './validation.js';
 
 /**
  * How a route family spells its error bodies. Seed 000 (and most of the API) uses
- * `{error, message}` / `{errors: {...}}`; the tool directory (seed 001) uses `{success: false, message}`.
+ * `{error, message}` / `{errors: {...}}`; the tool directory (seed 001) uses `{success: false, message}`;
+ * the token routes (seed 002) use `{error, message}` for validation too.
  */
-export type ErrorStyle = 'standard' | 'directory';
+export type ErrorStyle = 'standard' | 'directory' | 'plain';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -16,6 +17,7 @@ declare module 'fastify' {
 
 function errorBody(error: AppError, style: ErrorStyle): Record<string, unknown> {
   if (style === 'directory') return { success: false, message: error.message, ...(error.fields ? { errors: error.fields } : {}) };
+  if (style === 'plain') return { error: error.code, message: error.message };
   if (error.code === 'validation') return { errors: error.fields ?? {} };
   return { error: error.code, message: error.message };
 }

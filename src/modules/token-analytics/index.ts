@@ -1,0 +1,20 @@
+/**
+ * Token analytics (seed 002): numbers and a safety score for a token mint, from the DEX screener.
+ *
+ * Glossary
+ * - pair: a DEX market of the token against another; the main pair holds the most liquidity.
+ * - stale: the screener is down and the answer is the last good one from the cache.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../../platform/clock.js';
+import { ScreenerClient } from './screener.client.js';
+import { TokenAnalyticsService } from './token-analytics.service.js';
+import { registerTokenRoutes } from './token.routes.js';
+
+export { TokenAnalyticsService } from './token-analytics.service.js';
+export { presentAnalytics, presentSafety } from './token.routes.js';
+
+export function createTokenAnalyticsModule(deps: { screenerUrl: string; clock: Clock }) {
+  const tokens = new TokenAnalyticsService(new ScreenerClient(deps.screenerUrl), deps.clock);
+  return { tokens, registerRoutes: (app: FastifyInstance) => registerTokenRoutes(app, tokens) };
+}

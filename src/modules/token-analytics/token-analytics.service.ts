@@ -1,0 +1,90 @@
+import type { Clock } from '../../platform/clock.js';
+import { AppError } from '../../platform/errors.js';
+import { analyse, assessSafety, type TokenAnalytics, type TokenSafety } from './analytics.js';
+import { ScreenerUnavailableError, type ScreenerClient, type ScreenerPair } from './screener.client.js';
+
+const MINT = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+/** Screener answers younger than this are served without asking again. */
+const FRESH_MS = 60_000;
+/** At most this many tokens are cached (the oldest is dropped first). */
+const MAX_TOKENS = 1000;
+
+export interface Provenance {
+  source: string;
+  fetchedAt: Date;
+  ageSeconds: number;
+  /** The screener could not be reached and this is the last good answer. */
+  stale: boolean;
+}
+
+interface CacheEntry {
+  pairs: ScreenerPair[];
+  fetchedAt: Date;
+}
+
+/**
+ * Token analytics and safety from the DEX screener, with a cache in front: fresh answers are reused
+ * for a minute, and when the screener is down the last good answer is served, flagged stale.
+ */
+export class TokenAnalyticsService {
+  private readonly cache = new Map<string, CacheEntry>();
+  private lastError: { at: Date; message: string } | undefined;
+
+  constructor(
+    private readonly screener: ScreenerClient,
+    private readonly clock: Clock,
+  ) {}
+
+  async analytics(mint: string): Promise<TokenAnalytics & Provenance> {
+    const { pairs, provenance } = await this.pairsOf(mint);
+    return { ...analyse(mint, pairs), ...provenance };
+  }
+
+  async safety(mint: string): Promise<TokenSafety & Provenance> {
+    const { pairs, provenance } = await this.pairsOf(mint);
+    return { ...assessSafety(analyse(mint, pairs), this.clock.now()), ...provenance };
+  }
+
+  /** Pairs held in the cache (status report). */
+  cachedPairCount(): number {
+    let total = 0;
+    for (const entry of this.cache.values()) total += entry.pairs.length;
+    return total;
+  }
+
+  health(): { provider: string; lastError: { at: Date; message: string } | undefined } {
+    return { provider: this.screener.name, lastError: this.lastError };
+  }
+
+  private async pairsOf(mint: string): Promise<{ pairs: ScreenerPair[]; provenance: Provenance }> {
+    if (!MINT.test(mint)) throw AppError.validation({ mint: 'must be a base58 token mint of 32 to 44 characters' });
+    const now = this.clock.now();
+    const cached = this.cache.get(mint);
+    const provenance = (entry: CacheEntry, stale: boolean): Provenance => ({
+      source: this.screener.name,
+      fetchedAt: entry.fetchedAt,
+      ageSeconds: Math.max(0, Math.round((now.getTime() - entry.fetchedAt.getTime()) / 1000)),
+      stale,
+    });
+    if (cached && now.getTime() - cached.fetchedAt.getTime() < FRESH_MS) return { pairs: cached.pairs, provenance: provenance(cached, false) };
+
+    let pairs: ScreenerPair[];
+    try {
+      pairs = await this.screener.pairsOf(mint);
+    } catch (error) {
+      if (!(error instanceof ScreenerUnavailableError)) throw error;
+      this.lastError = { at: now, message: error.message };
+      if (cached) return { pairs: cached.pairs, provenance: provenance(cached, true) };
+      throw new AppError('upstream_unavailable', `${error.message}, and nothing is cached for this token`);
+    }
+    this.lastError = undefined;
+    const solana = pairs.filter((pair) => pair.chainId === 'solana');
+    const relevant = solana.length ? solana : pairs;
+    if (relevant.length === 0) throw new AppError('not_found', `the screener knows no pairs for ${mint}`);
+    const entry = { pairs: relevant, fetchedAt: now };
+    this.cache.delete(mint);
+    this.cache.set(mint, entry);
+    if (this.cache.size > MAX_TOKENS) this.cache.delete(this.cache.keys().next().value!);
+    return { pairs: relevant, provenance: provenance(entry, false) };
+  }
+}
