@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { RequestContext } from '@mikro-orm/core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import pg from 'pg';
-import { createDirectoryModule, createPricesModule, createSchedulingModule, createTokenAnalyticsModule, resolverClasses, type DirectoryContext, type SchedulingContext } from './modules/index.js';
+import { createDirectoryModule, createPricesModule, createSchedulingModule, createTokenAnalyticsModule, registerMcpEndpoint, resolverClasses, type DirectoryContext, type SchedulingContext } from './modules/index.js';
 import { SESSION_TTL_SECONDS } from './modules/directory/account.service.js';
 import { JwtIssuer, resolveJwtSecret } from './platform/auth/jwt.js';
 import { RateLimits } from './platform/http/rate-limit.js';
@@ -35,6 +37,22 @@ export interface AppDeps {
   jobPollIntervalMs?: number;
   /** Overrides the SMTP_URL mailer (tests capture mail with a real SMTP server instead). */
   mailer?: Mailer;
+}
+
+/** The gateway's version (package.json), reported by /api/status and MCP. */
+export const APP_VERSION = readPackageVersion();
+
+function readPackageVersion(): string {
+  // src/app.ts and dist/src/app.js sit one and two levels below package.json.
+  for (const candidate of ['../package.json', '../../package.json']) {
+    try {
+      const manifest = JSON.parse(readFileSync(resolve(import.meta.dirname, candidate), 'utf8')) as { name?: string; version?: string };
+      if (manifest.name === 'agent-gateway' && manifest.version) return manifest.version;
+    } catch {
+      // not at this level
+    }
+  }
+  return '0.0.0';
 }
 
 const REQUEST_ID_PATTERN = /^[\w.:-]{1,128}$/;
@@ -106,6 +124,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const tokenAnalytics = createTokenAnalyticsModule({ screenerUrl: config.screenerUrl, clock });
   tokenAnalytics.registerRoutes(app);
+
+  registerMcpEndpoint(app, {
+    agents: scheduling.agents,
+    bookings: scheduling.bookings,
+    proposals: scheduling.proposals,
+    tokens: tokenAnalytics.tokens,
+    version: APP_VERSION,
+  });
 
   const schema = await buildGatewaySchema({
     resolvers: resolverClasses,

@@ -13,3 +13,4 @@ export { createSchedulingModule, type SchedulingContext } from './scheduling/ind
 export { createDirectoryModule, type DirectoryContext } from './directory/index.js';
 export { createPricesModule } from './prices/index.js';
 export { createTokenAnalyticsModule, presentAnalytics, presentSafety } from './token-analytics/index.js';
+export { registerMcpEndpoint } from './mcp/index.js';

@@ -49,6 +49,10 @@ import { registerAgentRoutes } from './rest/agent.routes.js';
 
 export type { SchedulingContext } from './graphql/context.js';
 export { AgentService } from './agent.service.js';
+export type { BookingService } from './booking.service.js';
+export type { ProposalService } from './proposal.service.js';
+export { toBookingItem } from './booking-item.js';
+export { presentProposal } from './rest/proposal.routes.js';
 
 export const schedulingEntities = [Agent, Booking, BookingSlot, IdempotencyKey, Proposal, BookingEvent, Webhook, WebhookDelivery, WebhookAttempt];
 export const schedulingResolvers = [AgentResolver, BookingResolver, ProposalResolver, WebhookResolver, BookingEventResolver];

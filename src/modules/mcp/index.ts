@@ -1,0 +1,27 @@
+/**
+ * MCP (Model Context Protocol) at `/mcp`, Streamable HTTP: one more adapter over the same services as
+ * REST and GraphQL. Stateless: every POST gets its own server and transport.
+ */
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { createMcpServer, type McpDeps } from './mcp.server.js';
+
+export function registerMcpEndpoint(app: FastifyInstance, deps: McpDeps): void {
+  app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
+    const server = createMcpServer(deps, request.credential);
+    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
+    reply.hijack();
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  });
+
+  // Stateless: no server-initiated stream and no sessions to end.
+  const notAllowed = async (_request: unknown, reply: FastifyReply) =>
+    reply.code(405).header('allow', 'POST').send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: use POST' }, id: null });
+  app.get('/mcp', { schema: { hide: true } }, notAllowed);
+  app.delete('/mcp', { schema: { hide: true } }, notAllowed);
+}

@@ -1,0 +1,123 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { PresentedCredential } from '../../platform/auth/credentials.js';
+import { toAppError } from '../../platform/errors.js';
+import type { AgentService, BookingService, ProposalService } from '../scheduling/index.js';
+import { presentProposal, toBookingItem } from '../scheduling/index.js';
+import type { TokenAnalyticsService } from '../token-analytics/index.js';
+import { presentAnalytics, presentSafety } from '../token-analytics/index.js';
+
+export interface McpDeps {
+  agents: AgentService;
+  bookings: BookingService;
+  proposals: ProposalService;
+  tokens: TokenAnalyticsService;
+  version: string;
+}
+
+const dateTime = z.string().datetime({ offset: true }).describe('RFC 3339 date-time with an offset');
+
+/**
+ * Tools answer with the same data as the REST routes. A domain error becomes an error result whose
+ * text is `{error, message}` with the REST code; anything unexpected is a bare internal error.
+ */
+async function answer(work: () => Promise<unknown>): Promise<CallToolResult> {
+  try {
+    const data = await work();
+    return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data as Record<string, unknown> };
+  } catch (error) {
+    const appError = toAppError(error);
+    const body = appError
+      ? { error: appError.code, message: appError.message, ...(appError.fields ? { errors: appError.fields } : {}) }
+      : { error: 'internal_error', message: 'Internal Server Error' };
+    return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+  }
+}
+
+/**
+ * One MCP server per request (stateless Streamable HTTP): the tools an agent needs, over the same
+ * services as REST. Scheduling tools act as the agent whose token came with the HTTP request.
+ */
+export function createMcpServer(deps: McpDeps, credential: PresentedCredential): McpServer {
+  const server = new McpServer({ name: 'agent-gateway', version: deps.version });
+  const asAgent = () => deps.agents.authenticate(credential);
+
+  server.registerTool(
+    'get_token_analytics',
+    {
+      description: 'Price, liquidity, 24 h volume, trades, price change, FDV and market cap of a Solana token mint, from its DEX pairs.',
+      inputSchema: { mint: z.string().describe('base58 token mint, 32 to 44 characters') },
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    ({ mint }) => answer(async () => presentAnalytics(await deps.tokens.analytics(mint))),
+  );
+
+  server.registerTool(
+    'get_token_safety',
+    {
+      description: 'A 0–100 safety score for a token mint with named, weighted checks and the inputs that were missing.',
+      inputSchema: { mint: z.string().describe('base58 token mint, 32 to 44 characters') },
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    ({ mint }) => answer(async () => presentSafety(await deps.tokens.safety(mint))),
+  );
+
+  server.registerTool(
+    'list_bookings',
+    {
+      description: "The calling agent's bookings (confirmed and cancelled) intersecting [from, to), by start time.",
+      inputSchema: { from: dateTime.optional(), to: dateTime.optional(), limit: z.number().int().min(1).max(200).optional() },
+      annotations: { readOnlyHint: true },
+    },
+    ({ from, to, limit }) =>
+      answer(async () => {
+        const page = await deps.bookings.list(await asAgent(), { from: from ? new Date(from) : undefined, to: to ? new Date(to) : undefined }, limit ?? 50);
+        return { items: page.items.map(toBookingItem) };
+      }),
+  );
+
+  server.registerTool(
+    'create_booking',
+    {
+      description: "Books [startsAt, endsAt) on the calling agent's calendar. Overlaps answer slot_taken.",
+      inputSchema: { startsAt: dateTime, endsAt: dateTime, idempotencyKey: z.string().min(1).max(255).optional() },
+    },
+    ({ startsAt, endsAt, idempotencyKey }) =>
+      answer(async () => {
+        const agent = await asAgent();
+        return toBookingItem(await deps.bookings.create(agent, { agentId: agent.id, startsAt: new Date(startsAt), endsAt: new Date(endsAt) }, idempotencyKey));
+      }),
+  );
+
+  server.registerTool(
+    'cancel_booking',
+    {
+      description: "Soft-cancels one of the calling agent's bookings (idempotent); the slot is freed.",
+      inputSchema: { bookingId: z.string().min(1) },
+      annotations: { idempotentHint: true, destructiveHint: true },
+    },
+    ({ bookingId }) => answer(async () => toBookingItem(await deps.bookings.cancel(await asAgent(), bookingId))),
+  );
+
+  server.registerTool(
+    'propose_slot',
+    {
+      description: 'Asks another agent to hand over the slot [startsAt, endsAt); the proposal starts pending.',
+      inputSchema: { targetAgentId: z.string().min(1).max(128), startsAt: dateTime, endsAt: dateTime },
+    },
+    ({ targetAgentId, startsAt, endsAt }) =>
+      answer(async () => presentProposal(await deps.proposals.create(await asAgent(), { targetAgentId, startsAt: new Date(startsAt), endsAt: new Date(endsAt) }))),
+  );
+
+  server.registerTool(
+    'respond_to_proposal',
+    {
+      description: 'accept or reject (target), decline (target, final) or withdraw (proposer) a proposal.',
+      inputSchema: { proposalId: z.string().min(1), decision: z.enum(['accept', 'reject', 'decline', 'withdraw']) },
+    },
+    ({ proposalId, decision }) => answer(async () => presentProposal(await deps.proposals[decision](await asAgent(), proposalId))),
+  );
+
+  return server;
+}

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
+import { MINT, pair, startFakeScreener } from '../../factories/fake-screener.js';
+import { startTestApp, type TestApp } from '../../harness.js';
+
+describe('MCP at /mcp through the SDK client', () => {
+  let t: TestApp;
+  let screener: Awaited<ReturnType<typeof startFakeScreener>>;
+  let base: URL;
+  let root: AgentWithToken;
+  const clients: Client[] = [];
+
+  const connect = async (token?: string) => {
+    const client = new Client({ name: 'gateway-test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(base, token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {});
+    await client.connect(transport);
+    clients.push(client);
+    return client;
+  };
+
+  const call = async (client: Client, name: string, args: Record<string, unknown>) => {
+    const result = await client.callTool({ name, arguments: args });
+    const [content] = result.content as { type: string; text: string }[];
+    return { isError: result.isError === true, body: JSON.parse(content!.text) };
+  };
+
+  beforeAll(async () => {
+    screener = await startFakeScreener({ [MINT]: [pair()] });
+    t = await startTestApp({ jobs: false, env: { SCREENER_URL: screener.url } });
+    root = await bootstrapAgent(t);
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = t.app.server.address();
+    if (!address || typeof address === 'string') throw new Error('no address');
+    base = new URL(`http://127.0.0.1:${address.port}/mcp`);
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close()));
+    await t.close();
+    await screener.close();
+  });
+
+  it('lists the token and scheduling tools', async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'cancel_booking',
+      'create_booking',
+      'get_token_analytics',
+      'get_token_safety',
+      'list_bookings',
+      'propose_slot',
+      'respond_to_proposal',
+    ]);
+  });
+
+  it('answers the token tools with the same data as REST, and the REST error codes', async () => {
+    const client = await connect();
+    const analytics = await call(client, 'get_token_analytics', { mint: MINT });
+    const rest = (await t.rest({ method: 'GET', url: `/v1/tokens/${MINT}/analytics` })).json();
+    expect(analytics).toEqual({ isError: false, body: { ...rest, age_seconds: expect.any(Number) } });
+    const safety = await call(client, 'get_token_safety', { mint: MINT });
+    expect(safety.body).toMatchObject({ mint: MINT, score: expect.any(Number), checks: expect.any(Array) });
+    expect(await call(client, 'get_token_safety', { mint: 'nope' })).toEqual({ isError: true, body: { error: 'validation', message: expect.any(String), errors: { mint: expect.any(String) } } });
+    expect((await call(client, 'get_token_analytics', { mint: 'Unknown111111111111111111111111111111111111' })).body.error).toBe('not_found');
+  });
+
+  it('books, lists, proposes, accepts and cancels as the agent of the token', async () => {
+    const owner = await createAgent(t, root);
+    const taker = await createAgent(t, root);
+    const asOwner = await connect(owner.token);
+    const asTaker = await connect(taker.token);
+
+    const booking = await call(asOwner, 'create_booking', { startsAt: '2031-02-01T09:00:00Z', endsAt: '2031-02-01T10:00:00Z' });
+    expect(booking).toMatchObject({ isError: false, body: { agentId: owner.id, status: 'confirmed', startsAt: '2031-02-01T09:00:00.000Z' } });
+    const clash = await call(asOwner, 'create_booking', { startsAt: '2031-02-01T09:30:00Z', endsAt: '2031-02-01T10:30:00Z' });
+    expect(clash).toEqual({ isError: true, body: { error: 'slot_taken', message: expect.any(String) } });
+    expect((await call(asOwner, 'list_bookings', {})).body.items.map((item: { id: string }) => item.id)).toEqual([booking.body.id]);
+
+    const proposal = await call(asTaker, 'propose_slot', { targetAgentId: owner.id, startsAt: '2031-02-01T09:00:00Z', endsAt: '2031-02-01T10:00:00Z' });
+    expect(proposal.body).toMatchObject({ status: 'pending', proposerAgentId: taker.id });
+    expect((await call(asTaker, 'respond_to_proposal', { proposalId: proposal.body.id, decision: 'accept' })).body.error).toBe('forbidden');
+    expect((await call(asOwner, 'respond_to_proposal', { proposalId: proposal.body.id, decision: 'accept' })).body.status).toBe('accepted');
+    expect((await call(asTaker, 'list_bookings', {})).body.items.map((item: { id: string }) => item.id)).toEqual([booking.body.id]);
+
+    const cancelled = await call(asTaker, 'cancel_booking', { bookingId: booking.body.id });
+    expect(cancelled.body.status).toBe('cancelled');
+  });
+
+  it('refuses scheduling tools without a valid agent token', async () => {
+    const anonymous = await connect();
+    expect(await call(anonymous, 'list_bookings', {})).toEqual({ isError: true, body: { error: 'unauthorized', message: expect.any(String) } });
+    const forged = await connect('agt_forged');
+    expect((await call(forged, 'create_booking', { startsAt: '2031-02-01T09:00:00Z', endsAt: '2031-02-01T10:00:00Z' })).body.error).toBe('unauthorized');
+  });
+});
