@@ -3,6 +3,7 @@ import { Migration20261121010000_bookings } from './Migration20261121010000_book
 import { Migration20261121020000_proposals_events_webhooks } from './Migration20261121020000_proposals_events_webhooks.js';
 import { Migration20261121030000_directory } from './Migration20261121030000_directory.js';
 import { Migration20261121040000_prices } from './Migration20261121040000_prices.js';
+import { Migration20261121050000_pair_prices } from './Migration20261121050000_pair_prices.js';
 
 /**
  * Every migration, oldest first. Migrations are forward-only SQL read by a human before merge; the
@@ -14,4 +15,5 @@ export const migrations = [
   { name: 'Migration20261121020000_proposals_events_webhooks', class: Migration20261121020000_proposals_events_webhooks },
   { name: 'Migration20261121030000_directory', class: Migration20261121030000_directory },
   { name: 'Migration20261121040000_prices', class: Migration20261121040000_prices },
+  { name: 'Migration20261121050000_pair_prices', class: Migration20261121050000_pair_prices },
 ];

@@ -5,7 +5,7 @@ import { RequestContext } from '@mikro-orm/core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import pg from 'pg';
-import { createDirectoryModule, createPricesModule, createSchedulingModule, createTokenAnalyticsModule, registerMcpEndpoint, resolverClasses, type DirectoryContext, type SchedulingContext } from './modules/index.js';
+import { createDirectoryModule, createPricesModule, createSchedulingModule, createStatusModule, createTokenAnalyticsModule, registerMcpEndpoint, resolverClasses, type DirectoryContext, type SchedulingContext } from './modules/index.js';
 import { SESSION_TTL_SECONDS } from './modules/directory/account.service.js';
 import { JwtIssuer, resolveJwtSecret } from './platform/auth/jwt.js';
 import { RateLimits } from './platform/http/rate-limit.js';
@@ -18,6 +18,7 @@ import { registerGraphQL } from './platform/graphql/server.js';
 import { installCredentialParsing } from './platform/http/credential.js';
 import { installErrorHandlers } from './platform/http/errors.js';
 import { installInFlightTracking } from './platform/http/in-flight.js';
+import { RequestMetrics } from './platform/http/request-metrics.js';
 import { registerHealthRoutes } from './platform/http/health.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 import { registerWebPages } from './platform/http/web-pages.js';
@@ -74,6 +75,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installErrorHandlers(app);
   installCredentialParsing(app);
   installInFlightTracking(app);
+  const requestMetrics = new RequestMetrics();
+  requestMetrics.install(app);
   // One unit of work per request: every service call in it sees the same EntityManager fork.
   app.addHook('onRequest', (_request, _reply, done) => RequestContext.create(orm.em, done));
   app.addHook('onSend', async (request, reply) => {
@@ -124,6 +127,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const tokenAnalytics = createTokenAnalyticsModule({ screenerUrl: config.screenerUrl, clock });
   tokenAnalytics.registerRoutes(app);
+
+  createStatusModule({
+    em: orm.em,
+    clock,
+    metrics: requestMetrics,
+    tokens: tokenAnalytics.tokens,
+    aggregatorUrl: config.aggregatorUrl,
+    logger,
+    version: APP_VERSION,
+  }).registerRoutes(app);
 
   registerMcpEndpoint(app, {
     agents: scheduling.agents,

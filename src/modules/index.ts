@@ -4,9 +4,10 @@
  */
 import { directoryEntities, directoryResolvers } from './directory/index.js';
 import { pricesEntities, pricesResolvers } from './prices/index.js';
+import { statusEntities } from './status/index.js';
 import { schedulingEntities, schedulingResolvers } from './scheduling/index.js';
 
-export const entities = [...schedulingEntities, ...directoryEntities, ...pricesEntities];
+export const entities = [...schedulingEntities, ...directoryEntities, ...pricesEntities, ...statusEntities];
 export const resolverClasses = [...schedulingResolvers, ...directoryResolvers, ...pricesResolvers];
 
 export { createSchedulingModule, type SchedulingContext } from './scheduling/index.js';
@@ -14,3 +15,4 @@ export { createDirectoryModule, type DirectoryContext } from './directory/index.
 export { createPricesModule } from './prices/index.js';
 export { createTokenAnalyticsModule, presentAnalytics, presentSafety } from './token-analytics/index.js';
 export { registerMcpEndpoint } from './mcp/index.js';
+export { createStatusModule } from './status/index.js';

@@ -1,0 +1,133 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import type { Clock } from '../../platform/clock.js';
+import type { Logger } from '../../platform/logger.js';
+import type { TokenAnalyticsService } from '../token-analytics/index.js';
+
+/** A token pair the status report prices: a Pyth price id for the aggregator, a mint for the screener. */
+export interface TokenPair {
+  pair: string;
+  pythId: string;
+  mint: string | null;
+}
+
+/** The configured pairs (Pyth Hermes ids of the public SOL/USD, BTC/USD and ETH/USD feeds). */
+export const TOKEN_PAIRS: readonly TokenPair[] = [
+  { pair: 'SOL/USDC', pythId: 'ef0d8b6fda2ceba41da15d4095d1da392a0d2f8ed0c6c7bc0f4cfac8c280b56d', mint: 'So11111111111111111111111111111111111111112' },
+  { pair: 'BTC/USD', pythId: 'e62df6c8b4a85fe1a67db44dc12de5db330f7ac66b72dc658afedf0f4a415b43', mint: null },
+  { pair: 'ETH/USD', pythId: 'ff61491a931112ddf1bd8147cd1b641375f79f5825126d665480874634fd0ace', mint: null },
+];
+
+export type PairSource = 'aggregator' | 'screener' | 'fallback';
+
+export interface PairQuote {
+  pair: string;
+  price: number;
+  source: PairSource;
+  observedAt: Date;
+}
+
+export interface PairFeedState {
+  quotes: PairQuote[];
+  /** Pairs the aggregator priced with a publish time under a minute old at the last refresh. */
+  aggregatorLive: number;
+  lastUpdated: Date | null;
+  missing: string[];
+}
+
+const hermesAnswer = z.object({
+  parsed: z.array(z.object({ id: z.string(), price: z.object({ price: z.string(), expo: z.number(), publish_time: z.number() }) })),
+});
+
+const LIVE_WITHIN_MS = 60_000;
+const REFRESH_EVERY_MS = 30_000;
+const TIMEOUT_MS = 5000;
+
+/**
+ * Prices of the configured token pairs for the status report, from the market-data aggregator (Pyth
+ * Hermes), then the DEX screener, then the last good price in the database, in that order. Refreshed
+ * at most every 30 s, on demand.
+ */
+export class PairPriceService {
+  private state: PairFeedState = { quotes: [], aggregatorLive: 0, lastUpdated: null, missing: TOKEN_PAIRS.map((pair) => pair.pair) };
+  private refreshing: Promise<PairFeedState> | undefined;
+
+  constructor(
+    private readonly em: EntityManager,
+    private readonly clock: Clock,
+    private readonly aggregatorUrl: string,
+    private readonly tokens: TokenAnalyticsService,
+    private readonly logger: Logger,
+    readonly pairs: readonly TokenPair[] = TOKEN_PAIRS,
+  ) {}
+
+  /** The feed, refreshed first when older than 30 s (concurrent callers share one refresh). */
+  async current(): Promise<PairFeedState> {
+    const age = this.state.lastUpdated ? this.clock.now().getTime() - this.state.lastUpdated.getTime() : Infinity;
+    if (age < REFRESH_EVERY_MS) return this.state;
+    this.refreshing ??= this.refresh().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  private async refresh(): Promise<PairFeedState> {
+    const now = this.clock.now();
+    const quotes = new Map<string, PairQuote>();
+    let aggregatorLive = 0;
+    for (const quote of await this.fromAggregator()) {
+      quotes.set(quote.pair, quote);
+      if (now.getTime() - quote.observedAt.getTime() < LIVE_WITHIN_MS) aggregatorLive++;
+    }
+    for (const pair of this.pairs) {
+      if (quotes.has(pair.pair) || !pair.mint) continue;
+      const analytics = await this.tokens.analytics(pair.mint).catch(() => undefined);
+      if (analytics?.priceUsd) quotes.set(pair.pair, { pair: pair.pair, price: analytics.priceUsd, source: 'screener', observedAt: analytics.fetchedAt });
+    }
+    const em = this.em.fork();
+    const fresh = [...quotes.values()];
+    if (fresh.length) {
+      await em.execute(
+        `insert into pair_prices (pair, price, source, observed_at)
+         select pair, price, source, observed_at from jsonb_to_recordset(?::jsonb) as q(pair text, price numeric, source text, observed_at timestamptz)
+         on conflict (pair) do update set price = excluded.price, source = excluded.source, observed_at = excluded.observed_at`,
+        [JSON.stringify(fresh.map((quote) => ({ pair: quote.pair, price: quote.price, source: quote.source, observed_at: quote.observedAt.toISOString() })))],
+      );
+    }
+    const unpriced = this.pairs.map((pair) => pair.pair).filter((pair) => !quotes.has(pair));
+    if (unpriced.length) {
+      const stored = await em.execute<{ pair: string; price: string; observed_at: Date }[]>(
+        `select pair, price, observed_at from pair_prices where pair in (select jsonb_array_elements_text(?::jsonb))`,
+        [JSON.stringify(unpriced)],
+      );
+      for (const row of stored) quotes.set(row.pair, { pair: row.pair, price: Number(row.price), source: 'fallback', observedAt: new Date(row.observed_at) });
+    }
+    this.state = {
+      quotes: this.pairs.map((pair) => quotes.get(pair.pair)).filter((quote): quote is PairQuote => quote !== undefined),
+      aggregatorLive,
+      lastUpdated: now,
+      missing: this.pairs.map((pair) => pair.pair).filter((pair) => !quotes.has(pair)),
+    };
+    return this.state;
+  }
+
+  private async fromAggregator(): Promise<PairQuote[]> {
+    const ids = this.pairs.map((pair) => `ids[]=${pair.pythId}`).join('&');
+    try {
+      const response = await fetch(`${this.aggregatorUrl}/v2/updates/price/latest?${ids}&parsed=true&encoding=hex`, {
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+        headers: { accept: 'application/json' },
+      });
+      if (!response.ok) throw new Error(`the aggregator answered ${response.status}`);
+      const parsed = hermesAnswer.parse(await response.json());
+      return parsed.parsed.flatMap((entry) => {
+        const pair = this.pairs.find((candidate) => candidate.pythId === entry.id.replace(/^0x/, ''));
+        const price = Number(entry.price.price) * 10 ** entry.price.expo;
+        return pair && Number.isFinite(price) && price > 0
+          ? [{ pair: pair.pair, price, source: 'aggregator' as const, observedAt: new Date(entry.price.publish_time * 1000) }]
+          : [];
+      });
+    } catch (error) {
+      this.logger.warn({ err: error }, 'the price aggregator is unavailable; trying the screener and the stored prices');
+      return [];
+    }
+  }
+}

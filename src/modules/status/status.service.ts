@@ -1,0 +1,96 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Clock } from '../../platform/clock.js';
+import type { RequestMetrics } from '../../platform/http/request-metrics.js';
+import type { TokenAnalyticsService } from '../token-analytics/index.js';
+import type { PairPriceService } from './pair-prices.service.js';
+
+export type ComponentStatus = 'operational' | 'degraded' | 'down';
+
+const SLOW_DATABASE_MS = 250;
+const worst = (statuses: ComponentStatus[]): ComponentStatus =>
+  statuses.includes('down') ? 'down' : statuses.includes('degraded') ? 'degraded' : 'operational';
+
+/** The seed-002 status report: every figure measured when asked, none constant. */
+export class StatusService {
+  private readonly startedAt: Date;
+
+  constructor(
+    private readonly em: EntityManager,
+    private readonly clock: Clock,
+    private readonly metrics: RequestMetrics,
+    private readonly pairPrices: PairPriceService,
+    private readonly tokens: TokenAnalyticsService,
+    private readonly version: string,
+  ) {
+    this.startedAt = clock.now();
+  }
+
+  async report() {
+    const now = this.clock.now();
+    const database = await this.probeDatabase();
+    const counts = database.status === 'down' ? undefined : await this.counts().catch(() => undefined);
+    const feed = await this.pairPrices.current();
+    const tokenHealth = this.tokens.health();
+    const cachedPairs = this.tokens.cachedPairCount();
+
+    const priceFeedStatus: ComponentStatus =
+      feed.quotes.length === 0 ? 'down' : feed.missing.length > 0 || feed.quotes.some((quote) => quote.source !== 'aggregator') ? 'degraded' : 'operational';
+    const tokenStatus: ComponentStatus = !tokenHealth.lastError ? 'operational' : cachedPairs > 0 ? 'degraded' : 'down';
+    const sample = feed.quotes[0];
+
+    return {
+      status: database.status === 'down' ? 'down' : worst([database.status, priceFeedStatus, tokenStatus]),
+      version: this.version,
+      uptime_seconds: Math.floor((now.getTime() - this.startedAt.getTime()) / 1000),
+      timestamp: now.toISOString(),
+      services: {
+        database: { status: database.status, latency_ms: database.latencyMs },
+        price_feed: {
+          status: priceFeedStatus,
+          sources: ['aggregator', 'screener', 'fallback'],
+          aggregator_pairs: this.pairPrices.pairs.length,
+          aggregator_live: feed.aggregatorLive,
+          screener_cached: feed.quotes.filter((quote) => quote.source === 'screener').length,
+          sample_price: sample ? `${sample.pair} @ ${sample.price.toFixed(4)}` : 'none available',
+          last_updated: (feed.lastUpdated ?? now).toISOString(),
+        },
+        token_analytics: {
+          status: tokenStatus,
+          provider: tokenHealth.provider,
+          api_key_required: false,
+          endpoints: ['GET /v1/tokens/:mint/analytics', 'GET /v1/tokens/:mint/safety'],
+          mcp_tools: ['get_token_analytics', 'get_token_safety'],
+          cache: { pairs: cachedPairs, trending: false },
+          note: tokenHealth.lastError ? `last screener error at ${tokenHealth.lastError.at.toISOString()}: ${tokenHealth.lastError.message}` : null,
+        },
+      },
+      metrics: {
+        total_agents: counts?.agents ?? 0,
+        total_trades: counts?.trades ?? 0,
+        supported_pairs: this.pairPrices.pairs.length,
+        last_5min: (() => {
+          const summary = this.metrics.lastFiveMinutes();
+          return { total: summary.total, avg_response_ms: summary.avgResponseMs, errors_5xx: summary.errors5xx };
+        })(),
+      },
+    };
+  }
+
+  private async probeDatabase(): Promise<{ status: ComponentStatus; latencyMs: number }> {
+    const started = performance.now();
+    try {
+      await this.em.fork().execute('select 1');
+      const latencyMs = Math.round((performance.now() - started) * 100) / 100;
+      return { status: latencyMs > SLOW_DATABASE_MS ? 'degraded' : 'operational', latencyMs };
+    } catch {
+      return { status: 'down', latencyMs: Math.round((performance.now() - started) * 100) / 100 };
+    }
+  }
+
+  private async counts(): Promise<{ agents: number; trades: number }> {
+    const [row] = await this.em.fork().execute<{ agents: string; trades: string }[]>(
+      `select (select count(*) from agents) as agents, (select count(*) from proposals where status = 'accepted') as trades`,
+    );
+    return { agents: Number(row?.agents ?? 0), trades: Number(row?.trades ?? 0) };
+  }
+}

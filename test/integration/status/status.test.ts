@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { TOKEN_PAIRS } from '../../../src/modules/status/pair-prices.service.js';
+import { bootstrapAgent, createAgent } from '../../factories/agents.js';
+import { TestClock } from '../../factories/clock.js';
+import { startFakeHermes } from '../../factories/fake-hermes.js';
+import { MINT, pair, startFakeScreener } from '../../factories/fake-screener.js';
+import { bearer, startTestApp, type TestApp } from '../../harness.js';
+
+describe('GET /api/status', () => {
+  let t: TestApp;
+  let hermes: Awaited<ReturnType<typeof startFakeHermes>>;
+  let screener: Awaited<ReturnType<typeof startFakeScreener>>;
+  const clock = new TestClock(new Date());
+  const [sol, btc, eth] = TOKEN_PAIRS;
+
+  beforeAll(async () => {
+    hermes = await startFakeHermes({ [sol!.pythId]: 151.5, [btc!.pythId]: 64_000.25, [eth!.pythId]: 3100.5 }, () => Math.floor(clock.now().getTime() / 1000) - 5);
+    screener = await startFakeScreener({ [MINT]: [pair({ priceUsd: '149.75' })] });
+    t = await startTestApp({ jobs: false, clock, env: { AGGREGATOR_URL: hermes.url, SCREENER_URL: screener.url } });
+  });
+  afterAll(async () => {
+    await t.close();
+    await hermes.close();
+    await screener.close();
+  });
+
+  const status = async () => (await t.rest({ method: 'GET', url: '/api/status' })).json();
+
+  it('reports every member of the seed, measured', async () => {
+    const report = await status();
+    expect(report).toEqual({
+      status: 'operational',
+      version: '1.0.0',
+      uptime_seconds: expect.any(Number),
+      timestamp: clock.now().toISOString(),
+      services: {
+        database: { status: 'operational', latency_ms: expect.any(Number) },
+        price_feed: {
+          status: 'operational',
+          sources: ['aggregator', 'screener', 'fallback'],
+          aggregator_pairs: 3,
+          aggregator_live: 3,
+          screener_cached: 0,
+          sample_price: 'SOL/USDC @ 151.5000',
+          last_updated: clock.now().toISOString(),
+        },
+        token_analytics: {
+          status: 'operational',
+          provider: 'dexscreener',
+          api_key_required: false,
+          endpoints: ['GET /v1/tokens/:mint/analytics', 'GET /v1/tokens/:mint/safety'],
+          mcp_tools: ['get_token_analytics', 'get_token_safety'],
+          cache: { pairs: 0, trending: false },
+          note: null,
+        },
+      },
+      metrics: {
+        total_agents: 0,
+        total_trades: 0,
+        supported_pairs: 3,
+        last_5min: { total: expect.any(Number), avg_response_ms: expect.any(Number), errors_5xx: 0 },
+      },
+    });
+    expect(report.services.database.latency_ms).toBeGreaterThan(0);
+  });
+
+  it('changes its figures when traffic, agents, accepted proposals and errors change', async () => {
+    const before = await status();
+    const root = await bootstrapAgent(t);
+    const [proposer, target] = [await createAgent(t, root), await createAgent(t, root)];
+    const proposal = (
+      await t.rest({
+        method: 'POST',
+        url: '/api/proposals',
+        headers: bearer(proposer.token),
+        payload: { targetAgentId: target.id, startsAt: '2031-01-01T09:00:00Z', endsAt: '2031-01-01T10:00:00Z' },
+      })
+    ).json();
+    await t.rest({ method: 'PATCH', url: `/api/proposals/${proposal.id}/accept`, headers: bearer(target.token) });
+    // A 500: the bookings table goes away under a request, then comes back.
+    await t.query('alter table bookings rename to bookings_away');
+    expect((await t.rest({ method: 'GET', url: '/api/bookings', headers: bearer(root.token) })).statusCode).toBe(500);
+    await t.query('alter table bookings_away rename to bookings');
+
+    const after = await status();
+    expect(after.metrics.total_agents).toBe(before.metrics.total_agents + 3);
+    expect(after.metrics.total_trades).toBe(before.metrics.total_trades + 1);
+    expect(after.metrics.last_5min.total).toBeGreaterThanOrEqual(before.metrics.last_5min.total + 7);
+    expect(after.metrics.last_5min.errors_5xx).toBe(before.metrics.last_5min.errors_5xx + 1);
+  });
+
+  it('falls back to the screener, then to the last good price, when the aggregator is down', async () => {
+    hermes.setDown(true);
+    clock.set(new Date(clock.now().getTime() + 31_000));
+    try {
+      const report = await status();
+      expect(report.status).toBe('degraded');
+      expect(report.services.price_feed).toMatchObject({
+        status: 'degraded',
+        aggregator_live: 0,
+        screener_cached: 1,
+        sample_price: 'SOL/USDC @ 149.7500',
+      });
+      const stored = await t.query<{ pair: string; source: string; price: string }>('select pair, source, price::float8::text as price from pair_prices order by pair');
+      expect(stored).toEqual([
+        { pair: 'BTC/USD', source: 'aggregator', price: '64000.25' },
+        { pair: 'ETH/USD', source: 'aggregator', price: '3100.5' },
+        { pair: 'SOL/USDC', source: 'screener', price: '149.75' },
+      ]);
+      expect(report.services.token_analytics.cache.pairs).toBe(1);
+    } finally {
+      hermes.setDown(false);
+    }
+  });
+});
