@@ -4,6 +4,7 @@ import { Migration20261121020000_proposals_events_webhooks } from './Migration20
 import { Migration20261121030000_directory } from './Migration20261121030000_directory.js';
 import { Migration20261121040000_prices } from './Migration20261121040000_prices.js';
 import { Migration20261121050000_pair_prices } from './Migration20261121050000_pair_prices.js';
+import { Migration20261121060000_price_sources } from './Migration20261121060000_price_sources.js';
 
 /**
  * Every migration, oldest first. Migrations are forward-only SQL read by a human before merge; the
@@ -16,4 +17,5 @@ export const migrations = [
   { name: 'Migration20261121030000_directory', class: Migration20261121030000_directory },
   { name: 'Migration20261121040000_prices', class: Migration20261121040000_prices },
   { name: 'Migration20261121050000_pair_prices', class: Migration20261121050000_pair_prices },
+  { name: 'Migration20261121060000_price_sources', class: Migration20261121060000_price_sources },
 ];

@@ -10,6 +10,7 @@ import { SESSION_TTL_SECONDS } from './modules/directory/account.service.js';
 import { JwtIssuer, resolveJwtSecret } from './platform/auth/jwt.js';
 import { RateLimits } from './platform/http/rate-limit.js';
 import { createMailer, type Mailer } from './platform/mail/mailer.js';
+import type { PriceAdapter } from './modules/prices/adapters/adapter.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import { Notifications } from './platform/db/notifications.js';
 import type { Orm } from './platform/db/orm.js';
@@ -38,6 +39,8 @@ export interface AppDeps {
   jobPollIntervalMs?: number;
   /** Overrides the SMTP_URL mailer (tests capture mail with a real SMTP server instead). */
   mailer?: Mailer;
+  /** Overrides the GPU price adapters (tests point them at recorded responses). */
+  priceAdapters?: readonly PriceAdapter[];
 }
 
 /** The gateway's version (package.json), reported by /api/status and MCP. */
@@ -122,7 +125,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   directory.registerRoutes(app);
 
-  const pricing = createPricesModule({ em: orm.em, clock, notifications, adminToken: config.adminToken });
+  const pricing = createPricesModule({
+    em: orm.em,
+    clock,
+    notifications,
+    adminToken: config.adminToken,
+    providers: config.priceProviders,
+    logger,
+    ...(deps.priceAdapters ? { adapters: deps.priceAdapters } : {}),
+  });
   pricing.registerRoutes(app);
 
   const tokenAnalytics = createTokenAnalyticsModule({ screenerUrl: config.screenerUrl, clock });
@@ -133,6 +144,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock,
     metrics: requestMetrics,
     tokens: tokenAnalytics.tokens,
+    priceSources: pricing.refresher,
     aggregatorUrl: config.aggregatorUrl,
     logger,
     version: APP_VERSION,
@@ -172,7 +184,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       : await startJobRunner({
           connectionString: deps.databaseUrl,
           logger,
-          tasks: Object.fromEntries(Object.entries(scheduling.tasks).map(([name, handler]) => [name, inScope(handler)])),
+          tasks: Object.fromEntries(Object.entries({ ...scheduling.tasks, ...pricing.tasks }).map(([name, handler]) => [name, inScope(handler)])),
+          crontab: pricing.crontab,
           ...(deps.jobPollIntervalMs ? { pollIntervalMs: deps.jobPollIntervalMs } : {}),
         });
   app.addHook('onClose', async () => {

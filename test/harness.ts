@@ -10,6 +10,7 @@ import { loadConfig, type Config } from '../src/config.js';
 import { entities } from '../src/modules/index.js';
 import type { Clock } from '../src/platform/clock.js';
 import type { Mailer } from '../src/platform/mail/mailer.js';
+import type { PriceAdapter } from '../src/modules/prices/adapters/adapter.js';
 import { createOrm, type Orm } from '../src/platform/db/orm.js';
 import { createLogger } from '../src/platform/logger.js';
 
@@ -65,6 +66,7 @@ export interface TestAppOptions {
   jobs?: boolean;
   /** Captures e-mail instead of SMTP_URL. */
   mailer?: Mailer;
+  priceAdapters?: readonly PriceAdapter[];
 }
 
 /** Builds the real app on its own fresh database. Call `close()` in `afterAll`. */
@@ -79,6 +81,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     WEBHOOK_ALLOW_PRIVATE: 'true',
     RATE_LIMIT_ANON_PER_MIN: '100000',
     RATE_LIMIT_AUTH_PER_MIN: '100000',
+    // No adapter reaches the internet from a test; tests that want them pass their own.
+    PRICE_PROVIDERS: '',
     ...options.env,
   });
   const statements: string[] = [];
@@ -91,6 +95,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     jobs: options.jobs ?? true,
     jobPollIntervalMs: 100,
     ...(options.mailer ? { mailer: options.mailer } : {}),
+    ...(options.priceAdapters ? { priceAdapters: options.priceAdapters } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
 

@@ -10,19 +10,36 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../platform/clock.js';
 import type { Notifications } from '../../platform/db/notifications.js';
-import { PriceRow, PriceSnapshot } from './entities/price-snapshot.entity.js';
+import { PriceRow, PriceSnapshot, PriceSource } from './entities/price-snapshot.entity.js';
 import { PriceResolver } from './graphql/price.resolver.js';
 import { PriceService } from './price.service.js';
 import { registerPriceRoutes } from './rest/price.routes.js';
+import type { Logger } from '../../platform/logger.js';
+import type { PriceAdapter } from './adapters/adapter.js';
+import { PriceRefreshService, REFRESH_GPU_PRICES_TASK } from './price-refresh.service.js';
 
 export { PriceService } from './price.service.js';
+export { PriceRefreshService } from './price-refresh.service.js';
 export const pricesResolvers = [PriceResolver];
-export const pricesEntities = [PriceSnapshot, PriceRow];
+export const pricesEntities = [PriceSnapshot, PriceRow, PriceSource];
 
-export function createPricesModule(deps: { em: EntityManager; clock: Clock; notifications: Notifications; adminToken: string | undefined }) {
+export function createPricesModule(deps: {
+  em: EntityManager;
+  clock: Clock;
+  notifications: Notifications;
+  adminToken: string | undefined;
+  providers: readonly string[];
+  logger: Logger;
+  adapters?: readonly PriceAdapter[];
+}) {
   const prices = new PriceService(deps.em, deps.clock, deps.notifications);
+  const refresher = new PriceRefreshService(deps.em, deps.clock, prices, deps.providers, deps.logger, deps.adapters);
   return {
     prices,
+    refresher,
+    /** The adapters run every 30 minutes (none when PRICE_PROVIDERS is empty). */
+    crontab: deps.providers.length ? `*/30 * * * * ${REFRESH_GPU_PRICES_TASK}` : '',
+    tasks: { [REFRESH_GPU_PRICES_TASK]: async () => void (await refresher.refresh()) },
     resolvers: [new PriceResolver(prices, deps.clock)],
     createContext: () => ({ snapshotsAdded: () => prices.snapshotsAdded() }),
     registerRoutes: (app: FastifyInstance) => registerPriceRoutes(app, prices, deps.adminToken),

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../platform/clock.js';
 import type { RequestMetrics } from '../../platform/http/request-metrics.js';
 import type { Logger } from '../../platform/logger.js';
+import type { PriceRefreshService } from '../prices/index.js';
 import type { TokenAnalyticsService } from '../token-analytics/index.js';
 import { PairPrice } from './pair-price.entity.js';
 import { PairPriceService } from './pair-prices.service.js';
@@ -19,12 +20,13 @@ export function createStatusModule(deps: {
   clock: Clock;
   metrics: RequestMetrics;
   tokens: TokenAnalyticsService;
+  priceSources: PriceRefreshService;
   aggregatorUrl: string;
   logger: Logger;
   version: string;
 }) {
   const pairPrices = new PairPriceService(deps.em, deps.clock, deps.aggregatorUrl, deps.tokens, deps.logger);
-  const status = new StatusService(deps.em, deps.clock, deps.metrics, pairPrices, deps.tokens, deps.version);
+  const status = new StatusService(deps.em, deps.clock, deps.metrics, pairPrices, deps.tokens, deps.priceSources, deps.version);
   return {
     status,
     registerRoutes: (app: FastifyInstance) =>

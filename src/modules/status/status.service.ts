@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../../platform/clock.js';
 import type { RequestMetrics } from '../../platform/http/request-metrics.js';
+import type { PriceRefreshService } from '../prices/index.js';
 import type { TokenAnalyticsService } from '../token-analytics/index.js';
 import type { PairPriceService } from './pair-prices.service.js';
 
@@ -20,6 +21,7 @@ export class StatusService {
     private readonly metrics: RequestMetrics,
     private readonly pairPrices: PairPriceService,
     private readonly tokens: TokenAnalyticsService,
+    private readonly priceSources: PriceRefreshService,
     private readonly version: string,
   ) {
     this.startedAt = clock.now();
@@ -32,6 +34,7 @@ export class StatusService {
     const feed = await this.pairPrices.current();
     const tokenHealth = this.tokens.health();
     const cachedPairs = this.tokens.cachedPairCount();
+    const gpuSources = database.status === 'down' ? [] : await this.priceSources.health().catch(() => []);
 
     const priceFeedStatus: ComponentStatus =
       feed.quotes.length === 0 ? 'down' : feed.missing.length > 0 || feed.quotes.some((quote) => quote.source !== 'aggregator') ? 'degraded' : 'operational';
@@ -62,6 +65,16 @@ export class StatusService {
           mcp_tools: ['get_token_analytics', 'get_token_safety'],
           cache: { pairs: cachedPairs, trending: false },
           note: tokenHealth.lastError ? `last screener error at ${tokenHealth.lastError.at.toISOString()}: ${tokenHealth.lastError.message}` : null,
+        },
+        // Beyond the seed: the GPU price adapters; a failing one keeps its last good rows in the feed.
+        gpu_prices: {
+          status: worst(gpuSources.map((source) => (source.status === 'down' ? 'degraded' : source.status))),
+          sources: gpuSources.map((source) => ({
+            provider: source.provider,
+            status: source.status,
+            last_success: source.lastSuccessAt?.toISOString() ?? null,
+            last_error: source.lastError,
+          })),
         },
       },
       metrics: {

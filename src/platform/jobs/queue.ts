@@ -13,6 +13,8 @@ export interface JobRunnerOptions {
   concurrency?: number;
   /** How often jobs scheduled for later are looked for; new jobs arrive at once through LISTEN. */
   pollIntervalMs?: number;
+  /** graphile-worker crontab lines for recurring jobs (each fires once across all processes). */
+  crontab?: string;
 }
 
 /**
@@ -39,6 +41,7 @@ export async function startJobRunner(options: JobRunnerOptions): Promise<JobRunn
     pollInterval: options.pollIntervalMs ?? 500,
     noHandleSignals: true,
     logger: workerLogger(options.logger),
+    crontab: options.crontab ?? '',
   });
   return {
     async stop() {

@@ -53,6 +53,7 @@ describe('GET /api/status', () => {
           cache: { pairs: 0, trending: false },
           note: null,
         },
+        gpu_prices: { status: 'operational', sources: [] },
       },
       metrics: {
         total_agents: 0,

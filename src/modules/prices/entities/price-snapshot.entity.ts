@@ -42,3 +42,22 @@ export class PriceRow {
   @Property({ type: 'decimal', precision: 12, scale: 4, nullable: true })
   onDemandPriceUsd: string | null = null;
 }
+
+/** One price adapter's health, as the status report shows it. */
+@Entity({ tableName: 'price_sources' })
+export class PriceSource {
+  @PrimaryKey({ type: 'string', length: 16 })
+  provider!: string;
+
+  @Property({ type: 'Date', columnType: 'timestamptz', nullable: true })
+  lastSuccessAt: Date | null = null;
+
+  @Property({ type: 'Date', columnType: 'timestamptz', nullable: true })
+  lastErrorAt: Date | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  lastError: string | null = null;
+
+  @Property({ type: 'integer', default: 0 })
+  lastRowCount = 0;
+}
