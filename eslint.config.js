@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'test/generated/', 'src/web/generated/', 'test-artifacts/', '.data/', 'coverage/'] },
+  { ignores: ['dist/', 'node_modules/', 'test/generated/', 'src/web/generated/', 'test-artifacts/', 'test/fixtures/', '.data/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
