@@ -47,6 +47,7 @@ export async function registerWebPages(app: FastifyInstance, options: { explorer
   }
 
   app.get('/browse', { schema: { hide: true } }, sendPage('browse.html'));
+  app.get('/prices', { schema: { hide: true } }, sendPage('prices.html'));
 
   if (options.explorer) {
     // A browser navigating to /graphql gets the explorer; API clients (JSON, GET with ?query=) go on to Apollo.
