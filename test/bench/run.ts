@@ -253,10 +253,16 @@ async function benchTrending(base: string, databaseUrl: string): Promise<{ rows:
   };
 }
 
+/** `GET /api/v1/prices`: served from memory between snapshots. */
+async function benchPrices(base: string): Promise<Row> {
+  const result = await autocannon({ url: `${base}/api/v1/prices`, connections: CONNECTIONS, duration: SECONDS });
+  return summarise('GET /api/v1/prices (37 rows, from memory)', result);
+}
+
 const server = await startServer();
 try {
   const agents = await createAgents(server.base, 50);
-  const rows = [await benchCreateBookings(server.base, agents), await benchListBookings(server.base, agents[0]!)];
+  const rows = [await benchCreateBookings(server.base, agents), await benchListBookings(server.base, agents[0]!), await benchPrices(server.base)];
   const race = await raceOneSlot(server.base, agents[1]!, 200);
   const events = await benchEvents(server.base, agents[2]!);
   const trending = await benchTrending(server.base, server.databaseUrl);
