@@ -56,6 +56,8 @@ export class StatusService {
           screener_cached: feed.quotes.filter((quote) => quote.source === 'screener').length,
           sample_price: sample ? `${sample.pair} @ ${sample.price.toFixed(4)}` : 'none available',
           last_updated: (feed.lastUpdated ?? now).toISOString(),
+          // Beyond the seed: where each pair's price came from this time.
+          pairs: feed.quotes.map((quote) => ({ pair: quote.pair, price: quote.price, source: quote.source, observed_at: quote.observedAt.toISOString() })),
         },
         token_analytics: {
           status: tokenStatus,

@@ -43,6 +43,11 @@ describe('GET /api/status', () => {
           screener_cached: 0,
           sample_price: 'SOL/USDC @ 151.5000',
           last_updated: clock.now().toISOString(),
+          pairs: [
+            { pair: 'SOL/USDC', price: 151.5, source: 'aggregator', observed_at: expect.any(String) },
+            { pair: 'BTC/USD', price: 64000.25, source: 'aggregator', observed_at: expect.any(String) },
+            { pair: 'ETH/USD', price: 3100.5, source: 'aggregator', observed_at: expect.any(String) },
+          ],
         },
         token_analytics: {
           status: 'operational',
@@ -102,6 +107,12 @@ describe('GET /api/status', () => {
         screener_cached: 1,
         sample_price: 'SOL/USDC @ 149.7500',
       });
+      // BTC and ETH have no screener pair: their last good prices come back from the database.
+      expect(report.services.price_feed.pairs.map((quote: { pair: string; source: string; price: number }) => [quote.pair, quote.source, quote.price])).toEqual([
+        ['SOL/USDC', 'screener', 149.75],
+        ['BTC/USD', 'fallback', 64000.25],
+        ['ETH/USD', 'fallback', 3100.5],
+      ]);
       const stored = await t.query<{ pair: string; source: string; price: string }>('select pair, source, price::float8::text as price from pair_prices order by pair');
       expect(stored).toEqual([
         { pair: 'BTC/USD', source: 'aggregator', price: '64000.25' },
