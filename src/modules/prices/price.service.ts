@@ -84,6 +84,8 @@ export class PriceService {
       const added = JSON.parse(payload) as Omit<SnapshotAdded, 'takenAt'> & { takenAt: string };
       this.added.emit('snapshot', { ...added, takenAt: new Date(added.takenAt) });
     });
+    // A snapshot added while the connection was down was never announced: recompute on next read.
+    notifications.onReconnect(() => (this.feedCache = undefined));
   }
 
   /** A fresh install serves the bundled reference snapshot until newer rows replace its pairs. */

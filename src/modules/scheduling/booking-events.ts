@@ -33,6 +33,9 @@ export async function recordBookingEvent(
 
 export const BOOKING_EVENTS_CHANNEL = 'booking_events';
 
+/** Tells a live subscription to read the log again from its cursor (after a lost connection). */
+const RESYNC = Symbol('resync');
+
 interface NotifiedEvent {
   cursor: string;
   agentId: string;
@@ -58,6 +61,13 @@ export class BookingEventBus {
       const event = fromNotification(JSON.parse(payload) as NotifiedEvent);
       this.emitter.emit(event.agentId, event);
     });
+    // Events committed while the connection was down were never announced: every live subscription
+    // goes back to the log from its last cursor.
+    notifications.onReconnect(() => {
+      for (const agentId of this.emitter.eventNames()) {
+        if (agentId !== 'close' && agentId !== 'error') this.emitter.emit(agentId, RESYNC);
+      }
+    });
   }
 
   /** Ends every live subscription (shutdown). */
@@ -71,27 +81,38 @@ export class BookingEventBus {
    * both is dropped by cursor (cursors commit in order, see `record_booking_event`).
    */
   async *subscribe(em: EntityManager, agentId: string, after: string | undefined): AsyncGenerator<BookingEventView> {
-    const live = on(this.emitter, agentId, { close: ['close'] }) as AsyncIterableIterator<[BookingEventView]>;
-    let last = after === undefined ? undefined : BigInt(after);
-    try {
-      if (last !== undefined) {
-        for (;;) {
-          const rows: BookingEvent[] = await em.find(BookingEvent, { agent: agentId, id: { $gt: String(last) } }, { orderBy: { id: 'asc' }, limit: 200 });
-          for (const row of rows) {
-            last = BigInt(row.id);
-            yield { cursor: String(row.id), agentId, type: row.type, createdAt: row.createdAt, booking: fromBookingItem(row.booking as unknown as BookingItem) };
-          }
-          if (rows.length < 200) break;
-          em.clear();
+    const live = on(this.emitter, agentId, { close: ['close'] }) as AsyncIterableIterator<[BookingEventView | typeof RESYNC]>;
+    // Without `after`, the stream starts now: a resync must not replay older history.
+    let last = after === undefined ? await this.latestCursor(em, agentId) : BigInt(after);
+    const readLog = async function* (this: BookingEventBus) {
+      for (;;) {
+        const rows: BookingEvent[] = await em.find(BookingEvent, { agent: agentId, id: { $gt: String(last) } }, { orderBy: { id: 'asc' }, limit: 200 });
+        for (const row of rows) {
+          last = BigInt(row.id);
+          yield { cursor: String(row.id), agentId, type: row.type, createdAt: row.createdAt, booking: fromBookingItem(row.booking as unknown as BookingItem) };
         }
+        if (rows.length < 200) break;
+        em.clear();
       }
+    }.bind(this);
+    try {
+      if (after !== undefined) yield* readLog();
       for await (const [event] of live) {
-        if (last !== undefined && BigInt(event.cursor) <= last) continue;
+        if (event === RESYNC) {
+          yield* readLog();
+          continue;
+        }
+        if (BigInt(event.cursor) <= last) continue;
         last = BigInt(event.cursor);
         yield event;
       }
     } finally {
       await live.return?.();
     }
+  }
+
+  private async latestCursor(em: EntityManager, agentId: string): Promise<bigint> {
+    const [row] = await em.execute<{ id: string | null }[]>('select max(id) as id from booking_events where agent_id = ?', [agentId]);
+    return BigInt(row?.id ?? 0);
   }
 }

@@ -10,6 +10,7 @@ export type NotificationHandler = (payload: string) => void;
  */
 export class Notifications {
   private readonly handlers = new Map<string, NotificationHandler[]>();
+  private readonly reconnectHandlers: (() => void)[] = [];
   private client: pg.Client | undefined;
   private stopped = false;
 
@@ -24,7 +25,19 @@ export class Notifications {
     this.handlers.set(channel, [...(this.handlers.get(channel) ?? []), handler]);
   }
 
+  /**
+   * Called after the connection was lost and is back: notifications sent in between are gone, so
+   * whoever keeps state from them must re-read it (subscriptions replay from their cursor).
+   */
+  onReconnect(handler: () => void): void {
+    this.reconnectHandlers.push(handler);
+  }
+
   async start(): Promise<void> {
+    await this.connect(false);
+  }
+
+  private async connect(reconnecting: boolean): Promise<void> {
     const client = new pg.Client({ connectionString: this.connectionString });
     client.on('notification', (message) => {
       for (const handler of this.handlers.get(message.channel) ?? []) {
@@ -39,11 +52,25 @@ export class Notifications {
       if (this.stopped) return;
       this.logger.warn({ err: error }, 'notification connection lost; reconnecting');
       this.client = undefined;
-      setTimeout(() => void this.start().catch((retry: unknown) => this.logger.error({ err: retry }, 'reconnecting failed')), 1000).unref();
+      this.scheduleReconnect();
     });
     await client.connect();
     for (const channel of this.handlers.keys()) await client.query(`listen ${channel}`);
     this.client = client;
+    if (reconnecting) {
+      this.logger.info('notification connection restored');
+      for (const handler of this.reconnectHandlers) handler();
+    }
+  }
+
+  private scheduleReconnect(): void {
+    setTimeout(() => {
+      if (this.stopped) return;
+      this.connect(true).catch((error: unknown) => {
+        this.logger.warn({ err: error }, 'reconnecting the notification connection failed; retrying');
+        this.scheduleReconnect();
+      });
+    }, 1000).unref();
   }
 
   async stop(): Promise<void> {

@@ -121,6 +121,25 @@ describe('bookingEvents subscription', () => {
     await resumed.close();
   });
 
+  it('replays what was committed while the notification connection was down', async () => {
+    const agent = await createAgent(t, root);
+    const subscription = subscribe(url, agent.token);
+    await subscription.ready;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const before = await book(agent);
+    await subscription.waitFor(1);
+
+    // Cut the process's LISTEN connection; while it is down, a booking is committed unannounced.
+    const terminated = await t.query<{ ok: boolean }>(
+      `select pg_terminate_backend(pid) as ok from pg_stat_activity where datname = current_database() and query ilike 'listen %'`,
+    );
+    expect(terminated.length).toBeGreaterThan(0);
+    const during = await book(agent);
+    const events = await subscription.waitFor(2, 10_000);
+    expect(events.map((event) => event.booking.id)).toEqual([before.id, during.id]);
+    await subscription.close();
+  });
+
   it('refuses a subscription without a valid credential', async () => {
     const subscription = subscribe(url, 'agt_wrong');
     await new Promise((resolve) => setTimeout(resolve, 300));
