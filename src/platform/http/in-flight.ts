@@ -10,20 +10,30 @@ declare module 'fastify' {
 /**
  * Counts requests from arrival to the moment their answer is produced. Closing the server stops new
  * ones, but a handler whose client went away keeps running; shutdown waits for it before the
- * database goes, so it never fails half-way.
+ * database goes, so it never fails half-way. An answer is produced when Fastify sends it (`onSend`)
+ * or, for handlers that write the raw response themselves (MCP), when that response finishes.
  */
 export function installInFlightTracking(app: FastifyInstance): void {
   let inFlight = 0;
   let waiters: (() => void)[] = [];
-  app.addHook('onRequest', async () => {
-    inFlight++;
-  });
-  app.addHook('onSend', async () => {
+  const settled = new WeakSet<object>();
+
+  const settle = (request: object) => {
+    if (settled.has(request)) return;
+    settled.add(request);
     inFlight = Math.max(0, inFlight - 1);
     if (inFlight === 0) {
       for (const wake of waiters) wake();
       waiters = [];
     }
+  };
+
+  app.addHook('onRequest', async (request, reply) => {
+    inFlight++;
+    reply.raw.once('finish', () => settle(request));
+  });
+  app.addHook('onSend', async (request) => {
+    settle(request);
   });
   app.decorate('requestsSettled', (timeoutMs: number) => {
     if (inFlight === 0) return Promise.resolve();
