@@ -11,6 +11,7 @@ describe('parseRule', () => {
     ['FREQ=WEEKLY;COUNT=3'],
     ['RRULE:FREQ=WEEKLY;BYDAY=MO,WE;UNTIL=20260301T000000Z'],
     ['DTSTART;TZID=Europe/Berlin:20260105T100000\nRRULE:FREQ=DAILY;COUNT=2'],
+    ['FREQ=YEARLY;BYMONTHDAY=29;BYMONTH=2'],
   ])('accepts %p', (text) => {
     expect(() => parseRule(text, start)).not.toThrow();
   });
@@ -29,6 +30,10 @@ describe('parseRule', () => {
     ['DTSTART;TZID=Mars/Olympus:20260105T090000\nRRULE:FREQ=DAILY', /time zone/],
     ['DTSTART:20260106T090000Z\nRRULE:FREQ=DAILY', /must be the booking's startsAt/],
     ['EXRULE:FREQ=DAILY\nRRULE:FREQ=DAILY', /not supported/],
+    ['FREQ=SECONDLY;BYMONTHDAY=31;BYMONTH=2', /not supported for bookings/],
+    ['FREQ=MINUTELY;COUNT=5', /not supported for bookings/],
+    ['FREQ=DAILY;BYMONTHDAY=31;BYMONTH=2,4', /exists in no year/],
+    ['FREQ=HOURLY;BYMONTHDAY=30;BYMONTH=2', /exists in no year/],
   ])('refuses %p', (text, message) => {
     expect(() => parseRule(text, start)).toThrow(RecurrenceError);
     expect(() => parseRule(text, start)).toThrow(message);

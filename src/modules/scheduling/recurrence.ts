@@ -31,7 +31,11 @@ export class RecurrenceError extends Error {
   }
 }
 
-const FREQUENCIES = new Set(['YEARLY', 'MONTHLY', 'WEEKLY', 'DAILY', 'HOURLY', 'MINUTELY', 'SECONDLY']);
+// SECONDLY and MINUTELY are not calendar bookings, and a rule of theirs that rarely matches makes
+// rrule.js step through millions of instants: refused.
+const FREQUENCIES = new Set(['YEARLY', 'MONTHLY', 'WEEKLY', 'DAILY', 'HOURLY']);
+/** Expansion never looks further than this past its start, so a rule that never matches still ends. */
+const MAX_SEARCH_MS = 10 * 366 * 24 * 3_600_000;
 const POSITIVE_INTEGER = /^[1-9]\d*$/;
 
 /** Stricter than rrule.js, which accepts a missing FREQ, `COUNT=abc` or `INTERVAL=0` (endless loop). */
@@ -45,12 +49,28 @@ function checkRuleParts(rruleLine: string): void {
   }
   const freq = parts.get('FREQ');
   if (!freq) throw new RecurrenceError('FREQ is required');
+  if (['SECONDLY', 'MINUTELY'].includes(freq.toUpperCase())) throw new RecurrenceError(`FREQ=${freq} is not supported for bookings`);
   if (!FREQUENCIES.has(freq.toUpperCase())) throw new RecurrenceError(`FREQ=${freq} is not a frequency`);
   for (const key of ['COUNT', 'INTERVAL']) {
     const value = parts.get(key);
     if (value !== undefined && !POSITIVE_INTEGER.test(value)) throw new RecurrenceError(`${key} must be a positive integer`);
   }
   if (parts.has('COUNT') && parts.has('UNTIL')) throw new RecurrenceError('COUNT and UNTIL cannot both be set');
+  checkReachable(parts);
+}
+
+const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * A rule that can never match (the 31st of February) sends rrule.js searching to the year 9999,
+ * which takes seconds: refuse the month/day combinations that exist in no year.
+ */
+function checkReachable(parts: Map<string, string>): void {
+  const monthDays = parts.get('BYMONTHDAY')?.split(',').map(Number);
+  if (!monthDays?.length || monthDays.some((day) => !Number.isInteger(day) || day < 0)) return;
+  const months = parts.get('BYMONTH')?.split(',').map(Number) ?? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+  const reachable = months.some((month) => monthDays.some((day) => day <= (DAYS_IN_MONTH[month - 1] ?? 0)));
+  if (!reachable) throw new RecurrenceError('BYMONTHDAY and BYMONTH name a date that exists in no year');
 }
 
 function parseDtstartLine(line: string, startsAt: Date): string {
@@ -99,7 +119,8 @@ export function parseRule(text: string, startsAt: Date): ParsedRule {
   const floatingStart = new Date(Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second, wall.millisecond));
   try {
     const rule = new RRule({ ...options, dtstart: floatingStart, tzid: null });
-    rule.after(floatingStart, true);
+    // A bounded probe: rrule.js throws here for options it cannot expand.
+    rule.between(floatingStart, new Date(floatingStart.getTime() + 7 * 24 * 3_600_000), true);
     return { zone, rule };
   } catch (error) {
     throw new RecurrenceError(error instanceof Error ? error.message : 'the rule does not expand');
@@ -150,7 +171,7 @@ export function expandRule(parsed: ParsedRule, booking: Slot, options: ExpandOpt
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
   const from = options.from ?? booking.startsAt;
   const floatingFrom = toFloating(from, parsed.zone);
-  const floatingBefore = options.before ? toFloating(options.before, parsed.zone) : undefined;
+  const floatingBefore = toFloating(options.before ?? new Date(from.getTime() + MAX_SEARCH_MS), parsed.zone);
 
   const slots: Slot[] = [];
   const accept = (startsAt: Date) => {
@@ -160,10 +181,9 @@ export function expandRule(parsed: ParsedRule, booking: Slot, options: ExpandOpt
   };
 
   accept(booking.startsAt);
-  // Iterate lazily so an endless rule stops at the limit or the window's end.
-  parsed.rule.all((floating) => {
-    if (floatingBefore && floating >= floatingBefore) return false;
-    if (floating >= floatingFrom) accept(toInstant(floating, parsed.zone));
+  // `between` stops at the window's end even when nothing matches; the callback stops at the limit.
+  parsed.rule.between(floatingFrom, floatingBefore, true, (floating) => {
+    accept(toInstant(floating, parsed.zone));
     return slots.length < limit;
   });
   return slots.slice(0, Number.isFinite(limit) ? limit : undefined);
