@@ -3,11 +3,16 @@ import { generateToken, sha256Hex, type PresentedCredential } from '../../platfo
 import { InvalidTokenError, type JwtIssuer } from '../../platform/auth/jwt.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
+import type { RateLimitPolicy } from '../../platform/http/rate-limit.js';
 import type { Mailer } from '../../platform/mail/mailer.js';
 import { MagicLinkToken } from './entities/magic-link-token.entity.js';
 import { User } from './entities/user.entity.js';
 
 export const MAGIC_LINK_TTL_MS = 15 * 60 * 1000;
+
+/** Sign-in has its own budgets, over REST and GraphQL alike, apart from the directory's. */
+export const SIGN_IN_BY_IP: RateLimitPolicy = { name: 'sign-in-ip', points: 10, durationSeconds: 60 };
+export const SIGN_IN_BY_ADDRESS: RateLimitPolicy = { name: 'sign-in-address', points: 10, durationSeconds: 60 };
 export const SESSION_TTL_SECONDS = 7 * 24 * 60 * 60;
 
 // Deliberately simple: one @, no spaces, a dot in the domain. Deliverability is the mail server's call.

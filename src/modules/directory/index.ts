@@ -50,7 +50,7 @@ export function createDirectoryModule(deps: DirectoryDeps) {
   return {
     tools,
     accounts,
-    resolvers: [new DirectoryResolver(tools, accounts)],
+    resolvers: [new DirectoryResolver(tools, accounts, deps.rateLimits)],
     createContext: (base: PlatformContext): DirectoryContext['directory'] => createDirectoryLoaders(tools, accounts, base.credential),
     registerRoutes: (app: FastifyInstance) => registerDirectoryRoutes(app, { tools, accounts, rateLimits: deps.rateLimits, limits: deps.limits }),
   };

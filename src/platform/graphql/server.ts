@@ -19,6 +19,8 @@ export interface PlatformContext extends BaseContext {
   readonly em: EntityManager;
   /** A request header (HTTP) or connection parameter (WebSocket), by lower-case name. */
   header(name: string): string | undefined;
+  /** The client's address (rate limits). */
+  readonly ip: string;
 }
 
 export interface GraphQLServerOptions<Context extends PlatformContext> {
@@ -66,6 +68,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
           credential: parseCredential(request.headers.authorization, request.headers['x-api-key']),
           log: request.log,
           em: options.entityManager(),
+          ip: request.ip,
           header: (name) => {
             const value = request.headers[name];
             return typeof value === 'string' ? value : undefined;
@@ -90,6 +93,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
           credential: parseCredential(params.authorization ?? params.Authorization, params['x-api-key'] ?? params['X-API-Key']),
           log: log.child({ connectionId: ctx.extra.connectionId, operationId: id }),
           em: options.entityManager(),
+          ip: ctx.extra.request.socket.remoteAddress ?? 'unknown',
           header: (name) => {
             const value = params[name];
             return typeof value === 'string' ? value : undefined;

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type pg from 'pg';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { sha256Hex } from '../auth/credentials.js';
 import { AppError } from '../errors.js';
 
 export interface RateLimitPolicy {
@@ -38,23 +39,25 @@ export class RateLimits {
     return limiter;
   }
 
-  async consume(policy: RateLimitPolicy, key: string, reply: FastifyReply): Promise<void> {
+  /** Spends one request of `key`'s budget; `reply` (REST) also gets the RateLimit-* headers. */
+  async consume(policy: RateLimitPolicy, key: string, reply?: FastifyReply): Promise<void> {
     let result: RateLimiterRes;
     let exceeded = false;
     try {
-      result = await this.limiter(policy).consume(key);
+      // Keys (addresses, e-mails) are hashed: fixed length, and no personal data in the table.
+      result = await this.limiter(policy).consume(sha256Hex(key));
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       result = rejection;
       exceeded = true;
     }
     const resetSeconds = Math.max(1, Math.ceil(result.msBeforeNext / 1000));
-    reply.header('RateLimit-Policy', `${policy.points};w=${policy.durationSeconds}`);
-    reply.header('RateLimit-Limit', policy.points);
-    reply.header('RateLimit-Remaining', Math.max(0, result.remainingPoints));
-    reply.header('RateLimit-Reset', resetSeconds);
+    reply?.header('RateLimit-Policy', `${policy.points};w=${policy.durationSeconds}`);
+    reply?.header('RateLimit-Limit', policy.points);
+    reply?.header('RateLimit-Remaining', Math.max(0, result.remainingPoints));
+    reply?.header('RateLimit-Reset', resetSeconds);
     if (exceeded) {
-      reply.header('Retry-After', resetSeconds);
+      reply?.header('Retry-After', resetSeconds);
       throw new AppError('rate_limited', `rate limit exceeded: ${policy.points} requests per ${policy.durationSeconds} s; retry in ${resetSeconds} s`);
     }
   }

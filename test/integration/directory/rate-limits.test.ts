@@ -52,6 +52,15 @@ describe('rate limits', () => {
     expect((await read(a, '10.20.0.3')).statusCode).toBe(200);
   });
 
+  it('applies the sign-in limits to the GraphQL mutations too, alias by alias', async () => {
+    const aliases = Array.from({ length: 12 }, (_, i) => `m${i}: requestMagicLink(email: "alias-${i}@example.com")`).join('\n');
+    const response = await a.rest({ method: 'POST', url: '/graphql', payload: { query: `mutation { ${aliases} }` }, remoteAddress: '10.40.0.1' });
+    const body = response.json();
+    // Mutation fields run in order: the first ten send their link, the last two are refused.
+    expect(body.errors.map((error: { extensions: { code: string } }) => error.extensions.code)).toEqual(['rate_limited', 'rate_limited']);
+    expect(mailbox.messages.filter((message) => message.to.startsWith('alias-'))).toHaveLength(10);
+  });
+
   it('limits sign-in to 10 requests a minute per address', async () => {
     const statuses = [];
     for (let i = 0; i < 11; i++) {

@@ -1,5 +1,6 @@
 import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { AccountService } from '../account.service.js';
+import type { RateLimits } from '../../../platform/http/rate-limit.js';
+import { SIGN_IN_BY_ADDRESS, SIGN_IN_BY_IP, type AccountService } from '../account.service.js';
 import { TOOL_LIMITS, type ToolService } from '../tool.service.js';
 import type { DirectoryContext } from './context.js';
 import {
@@ -20,6 +21,7 @@ export class DirectoryResolver {
   constructor(
     private readonly toolService: ToolService,
     private readonly accounts: AccountService,
+    private readonly rateLimits: RateLimits,
   ) {}
 
   @Query(() => ToolPageNode, { description: 'The catalogue, filtered by category slug, sorted and paged.' })
@@ -76,13 +78,17 @@ export class DirectoryResolver {
   }
 
   @Mutation(() => Boolean, { description: 'E-mails a one-time sign-in link; true whatever the address.' })
-  async requestMagicLink(@Arg('email') email: string): Promise<boolean> {
-    await this.accounts.requestMagicLink(email);
+  async requestMagicLink(@Arg('email') email: string, @Ctx() ctx: DirectoryContext): Promise<boolean> {
+    const address = this.accounts.checkEmail(email);
+    await this.rateLimits.consume(SIGN_IN_BY_IP, ctx.ip);
+    await this.rateLimits.consume(SIGN_IN_BY_ADDRESS, address);
+    await this.accounts.requestMagicLink(address);
     return true;
   }
 
   @Mutation(() => Session, { description: 'Redeems a sign-in link for a 7-day JWT.' })
-  async redeemMagicLink(@Arg('token') token: string): Promise<Session> {
+  async redeemMagicLink(@Arg('token') token: string, @Ctx() ctx: DirectoryContext): Promise<Session> {
+    await this.rateLimits.consume(SIGN_IN_BY_IP, ctx.ip);
     return this.accounts.redeem(token);
   }
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimitPolicy, RateLimits } from '../../../platform/http/rate-limit.js';
-import type { AccountService } from '../account.service.js';
+import { SIGN_IN_BY_ADDRESS as signInByAddress, SIGN_IN_BY_IP as signInByIp, type AccountService } from '../account.service.js';
 import type { ToolService, ToolSort } from '../tool.service.js';
 import { presentCategory, presentStats, presentTool, presentToolItem } from './tool.presenter.js';
 import {
@@ -31,7 +31,6 @@ interface SubmitToolBody {
   pricing_model?: string;
 }
 
-const SIGN_IN_PER_MINUTE = 10;
 
 /** Seed 001 routes. Every answer carries `success`; errors are `{success: false, message}`. */
 export function registerDirectoryRoutes(
@@ -41,8 +40,6 @@ export function registerDirectoryRoutes(
   const { tools, accounts, rateLimits, limits } = deps;
   const anonymous: RateLimitPolicy = { name: 'directory-ip', points: limits.anonymousPerMinute, durationSeconds: 60 };
   const signedIn: RateLimitPolicy = { name: 'directory-user', points: limits.signedInPerMinute, durationSeconds: 60 };
-  const signInByIp: RateLimitPolicy = { name: 'sign-in-ip', points: SIGN_IN_PER_MINUTE, durationSeconds: 60 };
-  const signInByAddress: RateLimitPolicy = { name: 'sign-in-address', points: SIGN_IN_PER_MINUTE, durationSeconds: 60 };
 
   // Signed-in callers spend their own (larger) budget; everyone else shares their IP's.
   const directoryBudget = async (request: FastifyRequest, reply: FastifyReply) => {
