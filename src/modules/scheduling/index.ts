@@ -83,14 +83,18 @@ export function createSchedulingModule(deps: SchedulingDeps) {
     proposals,
     webhooks,
     resolvers: [new AgentResolver(agents), new BookingResolver(agents, bookings), new ProposalResolver(agents, proposals), new WebhookResolver(agents, webhooks), new BookingEventResolver()],
-    createContext: (base: PlatformContext): SchedulingContext['scheduling'] => ({
-      ...createSchedulingLoaders(base.em),
-      async bookingEvents(after) {
-        if (after !== undefined && !/^\d{1,18}$/.test(after)) throw AppError.validation({ after: 'is not a cursor' });
-        const actor = await agents.authenticate(base.credential, base.em);
-        return bus.subscribe(base.em, actor.id, after);
-      },
-    }),
+    createContext: (base: PlatformContext): SchedulingContext['scheduling'] => {
+      let caller: Promise<Agent | null> | undefined;
+      return {
+        ...createSchedulingLoaders(base.em),
+        caller: () => (caller ??= agents.authenticate(base.credential, base.em).catch(() => null)),
+        async bookingEvents(after) {
+          if (after !== undefined && !/^\d{1,18}$/.test(after)) throw AppError.validation({ after: 'is not a cursor' });
+          const actor = await agents.authenticate(base.credential, base.em);
+          return bus.subscribe(base.em, actor.id, after);
+        },
+      };
+    },
     registerRoutes: (app: FastifyInstance) => {
       registerAgentRoutes(app, agents);
       registerBookingRoutes(app, agents, bookings);

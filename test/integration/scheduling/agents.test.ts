@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sha256Hex } from '../../../src/platform/auth/credentials.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
-import { CreateAgentDocument, MeDocument, MeWithGrandchildrenDocument } from '../../generated/graphql.js';
+import { AgentSettingsVisibilityDocument, CreateAgentDocument, MeDocument, MeWithGrandchildrenDocument } from '../../generated/graphql.js';
 import { apiKey, bearer, startTestApp, type TestApp } from '../../harness.js';
 
 const post = (t: TestApp, payload: unknown, headers: Record<string, string> = {}) =>
@@ -251,6 +251,17 @@ describe('POST /api/agents', () => {
         parent: { id: root.id, name: 'root' },
         children: kids.map((kid, i) => ({ id: kid.id, name: `kid-${i + 1}`, parent: { id: parent.id } })),
       });
+    });
+
+    it('shows config and metadata to the agent itself and its parent only', async () => {
+      const parent = await createAgent(t, root, 'settings-parent');
+      const child = (
+        await post(t, { name: 'settings-child', config: { secret: 'child' }, metadata: { team: 'a' } }, bearer(parent.token))
+      ).json();
+      const asChild = await t.gql(AgentSettingsVisibilityDocument, undefined, bearer(child.public_token));
+      expect(asChild.data!.me).toEqual({ config: { secret: 'child' }, metadata: { team: 'a' }, parent: { config: null, metadata: null }, children: [] });
+      const asParent = await t.gql(AgentSettingsVisibilityDocument, undefined, bearer(parent.token));
+      expect(asParent.data!.me.children).toEqual([{ config: { secret: 'child' } }]);
     });
 
     it('loads children and parents in a constant number of SQL statements', async () => {

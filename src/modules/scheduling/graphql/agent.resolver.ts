@@ -1,3 +1,4 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { AgentService } from '../agent.service.js';
 import { NEXT_STEP } from '../rest/agent.presenter.js';
@@ -28,6 +29,27 @@ export class AgentResolver {
         message: NEXT_STEP.message,
       }),
     });
+  }
+
+  @FieldResolver(() => GraphQLJSONObject, {
+    nullable: true,
+    description: 'Free-form keys and values given at creation; visible to the agent itself and its parent, null to others.',
+  })
+  async metadata(@Root() agent: AgentNode, @Ctx() ctx: SchedulingContext): Promise<Record<string, unknown> | null> {
+    return (await this.mayReadSettings(agent, ctx)) ? agent.metadata : null;
+  }
+
+  @FieldResolver(() => GraphQLJSONObject, {
+    nullable: true,
+    description: 'Free-form keys and values given at creation; visible to the agent itself and its parent, null to others.',
+  })
+  async config(@Root() agent: AgentNode, @Ctx() ctx: SchedulingContext): Promise<Record<string, unknown> | null> {
+    return (await this.mayReadSettings(agent, ctx)) ? agent.config : null;
+  }
+
+  private async mayReadSettings(agent: AgentNode, ctx: SchedulingContext): Promise<boolean> {
+    const caller = await ctx.scheduling.caller();
+    return caller !== null && (caller.id === agent.id || caller.id === agent.parentId);
   }
 
   @FieldResolver(() => AgentNode, { nullable: true, description: 'The agent that created this one; null for the bootstrap agent.' })

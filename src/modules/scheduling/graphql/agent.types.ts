@@ -10,10 +10,10 @@ export class AgentNode {
   @Field()
   name!: string;
 
-  @Field(() => GraphQLJSONObject, { description: 'Free-form keys and values given at creation.' })
+  /** Not a field as such: `AgentResolver.metadata` shows it to the agent and its parent only. */
   metadata!: Record<string, unknown>;
 
-  @Field(() => GraphQLJSONObject, { description: 'Free-form keys and values given at creation.' })
+  /** Not a field as such: `AgentResolver.config` shows it to the agent and its parent only. */
   config!: Record<string, unknown>;
 
   @Field()
