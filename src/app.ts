@@ -151,6 +151,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).registerRoutes(app);
 
   registerMcpEndpoint(app, {
+    logger,
     agents: scheduling.agents,
     bookings: scheduling.bookings,
     proposals: scheduling.proposals,

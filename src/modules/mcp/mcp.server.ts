@@ -3,12 +3,14 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { PresentedCredential } from '../../platform/auth/credentials.js';
 import { toAppError } from '../../platform/errors.js';
+import type { Logger } from '../../platform/logger.js';
 import type { AgentService, BookingService, ProposalService } from '../scheduling/index.js';
 import { presentProposal, toBookingItem } from '../scheduling/index.js';
 import type { TokenAnalyticsService } from '../token-analytics/index.js';
 import { presentAnalytics, presentSafety } from '../token-analytics/index.js';
 
 export interface McpDeps {
+  logger: Logger;
   agents: AgentService;
   bookings: BookingService;
   proposals: ProposalService;
@@ -22,12 +24,13 @@ const dateTime = z.string().datetime({ offset: true }).describe('RFC 3339 date-t
  * Tools answer with the same data as the REST routes. A domain error becomes an error result whose
  * text is `{error, message}` with the REST code; anything unexpected is a bare internal error.
  */
-async function answer(work: () => Promise<unknown>): Promise<CallToolResult> {
+async function answer(work: () => Promise<unknown>, logger: Logger): Promise<CallToolResult> {
   try {
     const data = await work();
     return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data as Record<string, unknown> };
   } catch (error) {
     const appError = toAppError(error);
+    if (!appError) logger.error({ err: error }, 'unhandled MCP tool error');
     const body = appError
       ? { error: appError.code, message: appError.message, ...(appError.fields ? { errors: appError.fields } : {}) }
       : { error: 'internal_error', message: 'Internal Server Error' };
@@ -50,7 +53,7 @@ export function createMcpServer(deps: McpDeps, credential: PresentedCredential):
       inputSchema: { mint: z.string().describe('base58 token mint, 32 to 44 characters') },
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
-    ({ mint }) => answer(async () => presentAnalytics(await deps.tokens.analytics(mint))),
+    ({ mint }) => answer(async () => presentAnalytics(await deps.tokens.analytics(mint)), deps.logger),
   );
 
   server.registerTool(
@@ -60,7 +63,7 @@ export function createMcpServer(deps: McpDeps, credential: PresentedCredential):
       inputSchema: { mint: z.string().describe('base58 token mint, 32 to 44 characters') },
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
-    ({ mint }) => answer(async () => presentSafety(await deps.tokens.safety(mint))),
+    ({ mint }) => answer(async () => presentSafety(await deps.tokens.safety(mint)), deps.logger),
   );
 
   server.registerTool(
@@ -74,7 +77,7 @@ export function createMcpServer(deps: McpDeps, credential: PresentedCredential):
       answer(async () => {
         const page = await deps.bookings.list(await asAgent(), { from: from ? new Date(from) : undefined, to: to ? new Date(to) : undefined }, limit ?? 50);
         return { items: page.items.map(toBookingItem) };
-      }),
+      }, deps.logger),
   );
 
   server.registerTool(
@@ -87,7 +90,7 @@ export function createMcpServer(deps: McpDeps, credential: PresentedCredential):
       answer(async () => {
         const agent = await asAgent();
         return toBookingItem(await deps.bookings.create(agent, { agentId: agent.id, startsAt: new Date(startsAt), endsAt: new Date(endsAt) }, idempotencyKey));
-      }),
+      }, deps.logger),
   );
 
   server.registerTool(
@@ -97,7 +100,7 @@ export function createMcpServer(deps: McpDeps, credential: PresentedCredential):
       inputSchema: { bookingId: z.string().min(1) },
       annotations: { idempotentHint: true, destructiveHint: true },
     },
-    ({ bookingId }) => answer(async () => toBookingItem(await deps.bookings.cancel(await asAgent(), bookingId))),
+    ({ bookingId }) => answer(async () => toBookingItem(await deps.bookings.cancel(await asAgent(), bookingId)), deps.logger),
   );
 
   server.registerTool(
@@ -107,7 +110,7 @@ export function createMcpServer(deps: McpDeps, credential: PresentedCredential):
       inputSchema: { targetAgentId: z.string().min(1).max(128), startsAt: dateTime, endsAt: dateTime },
     },
     ({ targetAgentId, startsAt, endsAt }) =>
-      answer(async () => presentProposal(await deps.proposals.create(await asAgent(), { targetAgentId, startsAt: new Date(startsAt), endsAt: new Date(endsAt) }))),
+      answer(async () => presentProposal(await deps.proposals.create(await asAgent(), { targetAgentId, startsAt: new Date(startsAt), endsAt: new Date(endsAt) })), deps.logger),
   );
 
   server.registerTool(
@@ -116,7 +119,7 @@ export function createMcpServer(deps: McpDeps, credential: PresentedCredential):
       description: 'accept or reject (target), decline (target, final) or withdraw (proposer) a proposal.',
       inputSchema: { proposalId: z.string().min(1), decision: z.enum(['accept', 'reject', 'decline', 'withdraw']) },
     },
-    ({ proposalId, decision }) => answer(async () => presentProposal(await deps.proposals[decision](await asAgent(), proposalId))),
+    ({ proposalId, decision }) => answer(async () => presentProposal(await deps.proposals[decision](await asAgent(), proposalId)), deps.logger),
   );
 
   return server;

@@ -122,7 +122,8 @@ export class PriceService {
     });
     const pairs = new Set(input.rows.map((row) => `${row.slug}/${row.provider}`));
     if (pairs.size !== input.rows.length) fields.rows = 'must not hold the same GPU and provider twice';
-    if (input.takenAt && input.takenAt.getTime() > this.clock.now().getTime() + 5 * 60_000) fields.taken_at = 'must not be in the future';
+    if (input.takenAt && Number.isNaN(input.takenAt.getTime())) fields.taken_at = 'must be a valid date-time';
+    else if (input.takenAt && input.takenAt.getTime() > this.clock.now().getTime() + 5 * 60_000) fields.taken_at = 'must not be in the future';
     if (Object.keys(fields).length) throw AppError.validation(fields);
     return this.em.fork().transactional((tx) => this.insertSnapshot(tx, input));
   }

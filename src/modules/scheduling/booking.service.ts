@@ -208,6 +208,8 @@ export class BookingService {
     return retryTransient(() =>
       this.em.transactional(async (tx) => {
         const now = this.clock.now();
+        // Serialised with the agent's other calendar writes, accepting a proposal for this slot included.
+        await lockAgent(tx, actor.id);
         // Keyed by the caller's agent: another agent's booking is never touched.
         const updated = UUID.test(bookingId)
           ? await tx.nativeUpdate(Booking, { id: bookingId, agent: actor.id, status: 'confirmed' }, { status: 'cancelled', cancelledAt: now })
@@ -375,6 +377,9 @@ export class BookingService {
 }
 
 function checkWindow(window: BookingWindow): void {
+  // ajv's date-time accepts a leap second (23:59:60) that Date cannot represent.
+  if (window.from && Number.isNaN(window.from.getTime())) throw AppError.validation({ from: 'must be a valid date-time' });
+  if (window.to && Number.isNaN(window.to.getTime())) throw AppError.validation({ to: 'must be a valid date-time' });
   if (window.from && window.to && window.to < window.from) throw AppError.validation({ to: 'must be at or after from' });
 }
 

@@ -61,6 +61,11 @@ export class PairPriceService {
     readonly pairs: readonly TokenPair[] = TOKEN_PAIRS,
   ) {}
 
+  /** The feed as of the last refresh that completed. */
+  lastKnown(): PairFeedState {
+    return this.state;
+  }
+
   /** The feed, refreshed first when older than 30 s (concurrent callers share one refresh). */
   async current(): Promise<PairFeedState> {
     const age = this.state.lastUpdated ? this.clock.now().getTime() - this.state.lastUpdated.getTime() : Infinity;

@@ -31,7 +31,7 @@ export class StatusService {
     const now = this.clock.now();
     const database = await this.probeDatabase();
     const counts = database.status === 'down' ? undefined : await this.counts().catch(() => undefined);
-    const feed = await this.pairPrices.current();
+    const feed = await this.pairPrices.current().catch(() => this.pairPrices.lastKnown());
     const tokenHealth = this.tokens.health();
     const cachedPairs = this.tokens.cachedPairCount();
     const gpuSources = database.status === 'down' ? [] : await this.priceSources.health().catch(() => []);

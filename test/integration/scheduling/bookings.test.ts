@@ -204,6 +204,7 @@ describe('bookings', () => {
       ['?limit=1.5', 'limit'],
       ['?from=yesterday', 'from'],
       ['?from=2030-05-01T10:00:00', 'from'],
+      ['?from=2030-05-01T23:59:60Z', 'from'],
       ['?from=2030-05-01T12:00:00Z&to=2030-05-01T10:00:00Z', 'to'],
     ])('answers 400 for %s', async (query, field) => {
       const response = await list(agent, query);

@@ -95,6 +95,18 @@ describe('GET /api/status', () => {
     expect(after.metrics.last_5min.errors_5xx).toBe(before.metrics.last_5min.errors_5xx + 1);
   });
 
+  it('still reports, with the last known prices, when refreshing them fails in the database', async () => {
+    await t.query('alter table pair_prices rename to pair_prices_away');
+    clock.set(new Date(clock.now().getTime() + 31_000));
+    try {
+      const response = await t.rest({ method: 'GET', url: '/api/status' });
+      expect(response.statusCode).toBe(200);
+      expect(response.json().services.price_feed.sample_price).toBe('SOL/USDC @ 151.5000');
+    } finally {
+      await t.query('alter table pair_prices_away rename to pair_prices');
+    }
+  });
+
   it('falls back to the screener, then to the last good price, when the aggregator is down', async () => {
     hermes.setDown(true);
     clock.set(new Date(clock.now().getTime() + 31_000));
