@@ -186,7 +186,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           connectionString: deps.databaseUrl,
           logger,
           tasks: Object.fromEntries(Object.entries({ ...scheduling.tasks, ...pricing.tasks }).map(([name, handler]) => [name, inScope(handler)])),
-          crontab: pricing.crontab,
+          crontab: [scheduling.crontab, pricing.crontab].filter(Boolean).join('\n'),
           ...(deps.jobPollIntervalMs ? { pollIntervalMs: deps.jobPollIntervalMs } : {}),
         });
   app.addHook('onClose', async () => {

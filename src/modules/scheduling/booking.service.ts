@@ -24,6 +24,7 @@ export const BOOKING_LIMITS = {
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export const SEND_REMINDER_TASK = 'send_reminder';
+export const EXTEND_HORIZONS_TASK = 'extend_booking_horizons';
 
 /** A booking as every adapter presents it (the seed's BookingItem, with Date values). */
 export interface BookingView {
@@ -294,6 +295,65 @@ export class BookingService {
       await enqueueJob(tx, SEND_REMINDER_TASK, { bookingId: booking.id }, { runAt: remindAt, jobKey: `reminder:${booking.id}` });
     }
     await recordBookingEvent(tx, { agentId: booking.agentId, type: 'booking.created', booking, at: now });
+  }
+
+  /**
+   * The daily `extend_booking_horizons` job: writes the slots of open-ended series up to the horizon
+   * again, so occurrences are always conflict-checked a year ahead. An occurrence whose time another
+   * booking took in the meantime (it was beyond the horizon then) is removed from the series (EXDATE).
+   */
+  async extendHorizons(): Promise<{ series: number; slots: number; skipped: number }> {
+    const now = this.clock.now();
+    const horizon = new Date(now.getTime() + BOOKING_LIMITS.horizonDays * DAY_MS);
+    const due = await this.em.fork().execute<{ id: string; agent_id: string; last: Date | string }[]>(
+      `select b.id, b.agent_id, max(s.starts_at) as last
+         from bookings b join booking_slots s on s.booking_id = b.id
+        where b.status = 'confirmed' and b.rrule is not null
+        group by b.id
+       having max(s.starts_at) < ?`,
+      [new Date(horizon.getTime() - DAY_MS)],
+    );
+    let slots = 0;
+    let skipped = 0;
+    let series = 0;
+    for (const row of due) {
+      await retryTransient(() =>
+        this.em.fork().transactional(async (tx) => {
+          await lockAgent(tx, row.agent_id);
+          const booking = await tx.findOneOrFail(Booking, row.id);
+          if (booking.status !== 'confirmed' || !booking.rrule) return;
+          let candidates: Slot[];
+          try {
+            const rule = parseRule(booking.rrule, booking.startsAt);
+            candidates = expandRule(rule, booking, {
+              from: new Date(new Date(row.last).getTime() + 1),
+              before: horizon,
+              limit: BOOKING_LIMITS.maxOccurrences,
+              excluded: booking.exdates.map((date) => new Date(date)),
+            });
+          } catch {
+            return; // a stored rule that no longer parses stays as it is (occurrences answer bad_rrule)
+          }
+          if (!candidates.length) return;
+          const clashes = await tx.execute<{ starts_at: Date | string }[]>(
+            `select distinct o.starts_at from jsonb_to_recordset(?::jsonb) as o(starts_at timestamptz, ends_at timestamptz)
+               join booking_slots s on s.agent_id = ? and tstzrange(s.starts_at, s.ends_at, '[)') && tstzrange(o.starts_at, o.ends_at, '[)')`,
+            [slotsJson(candidates), booking.agent.id],
+          );
+          const taken = new Set(clashes.map((clash) => new Date(clash.starts_at).getTime()));
+          const free = candidates.filter((slot) => !taken.has(slot.startsAt.getTime()));
+          if (taken.size) {
+            booking.exdates = [...booking.exdates, ...[...taken].map((time) => new Date(time).toISOString())];
+            await tx.flush();
+          }
+          if (free.length) await insertSlots(tx, booking.id, booking.agent.id, free);
+          series++;
+          slots += free.length;
+          skipped += taken.size;
+        }),
+      );
+    }
+    return { series, slots, skipped };
   }
 
   /** The `send_reminder` job: once per confirmed booking, sets `warningSentAt` and emits the event. */

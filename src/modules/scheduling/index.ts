@@ -42,7 +42,7 @@ import type { Notifications } from '../../platform/db/notifications.js';
 import type { Logger } from '../../platform/logger.js';
 import type { PlatformContext } from '../../platform/graphql/server.js';
 import { BookingResolver } from './graphql/booking.resolver.js';
-import { BookingService, SEND_REMINDER_TASK } from './booking.service.js';
+import { BookingService, EXTEND_HORIZONS_TASK, SEND_REMINDER_TASK } from './booking.service.js';
 import { registerBookingRoutes } from './rest/booking.routes.js';
 import { createSchedulingLoaders } from './graphql/loaders.js';
 import { registerAgentRoutes } from './rest/agent.routes.js';
@@ -107,7 +107,12 @@ export function createSchedulingModule(deps: SchedulingDeps) {
       [SEND_REMINDER_TASK]: async (payload: unknown) => {
         await bookings.sendReminder((payload as { bookingId: string }).bookingId);
       },
+      [EXTEND_HORIZONS_TASK]: async () => {
+        await bookings.extendHorizons();
+      },
     },
+    /** Recurring series are extended to a year ahead every night. */
+    crontab: `0 3 * * * ${EXTEND_HORIZONS_TASK}`,
     stop: () => bus.close(),
   };
 }

@@ -187,6 +187,37 @@ describe('recurring bookings', () => {
     expect(missing.errors?.[0]?.extensions).toEqual({ code: 'not_found' });
   });
 
+  it('extends open-ended series a year ahead every night, giving up occurrences taken meanwhile', async () => {
+    const jobs = await startTestApp({ clock, databaseUrl: t.databaseUrl });
+    try {
+      const agent = await createAgent(t, root);
+      clock.set('2030-01-01T00:00:00Z');
+      const created = await createSeries(agent, '2030-01-07T09:00:00Z', '2030-01-07T10:00:00Z', 'FREQ=WEEKLY');
+      const id = created.data!.createBooking.id;
+      const lastSlot = async () => (await t.query<{ last: Date }>('select max(starts_at) as last from booking_slots where booking_id = $1', [id]))[0]!.last;
+      expect((await lastSlot()).toISOString()).toBe('2031-01-06T09:00:00.000Z');
+
+      // Beyond the first horizon the calendar is still free: a single booking takes a future Monday.
+      const single = await createBooking(t, agent, '2031-01-20T09:30:00Z', '2031-01-20T10:00:00Z');
+      clock.set('2030-02-01T00:00:00Z');
+      await t.query(`select graphile_worker.add_job('extend_booking_horizons')`);
+      for (let i = 0; i < 100 && (await lastSlot()).getTime() < Date.parse('2031-01-27T09:00:00Z'); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect((await lastSlot()).toISOString()).toBe('2031-01-27T09:00:00.000Z');
+
+      // The clashing occurrence left the series; the single booking stayed.
+      const occurrences = await t.gql(OccurrencesDocument, { bookingId: id, limit: 200 }, bearer(agent.token));
+      const starts = occurrences.data!.occurrences.map((slot) => slot.startsAt);
+      expect(starts).toContain('2031-01-13T09:00:00.000Z');
+      expect(starts).not.toContain('2031-01-20T09:00:00.000Z');
+      expect(starts).toContain('2031-01-27T09:00:00.000Z');
+      expect(await t.query('select status from bookings where id = $1', [single.id])).toEqual([{ status: 'confirmed' }]);
+    } finally {
+      clock.set(NOW);
+      await jobs.app.close();
+      await jobs.orm.close(true);
+    }
+  });
+
   it('freeBusy merges busy slots and lists the gaps inside the window', async () => {
     const agent = await createAgent(t, root);
     await createSeries(agent, '2030-08-01T09:00:00Z', '2030-08-01T10:00:00Z', 'FREQ=DAILY;COUNT=2');
