@@ -54,8 +54,13 @@ export class Notifications {
       this.client = undefined;
       this.scheduleReconnect();
     });
-    await client.connect();
-    for (const channel of this.handlers.keys()) await client.query(`listen ${channel}`);
+    try {
+      await client.connect();
+      for (const channel of this.handlers.keys()) await client.query(`listen ${channel}`);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
     this.client = client;
     if (reconnecting) {
       this.logger.info('notification connection restored');
