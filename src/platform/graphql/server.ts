@@ -2,7 +2,8 @@ import { ApolloServer, type BaseContext } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
-import { execute, subscribe, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import { ApolloArmor } from '@escape.tech/graphql-armor';
+import { execute, specifiedRules, subscribe, validate, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { parseCredential, type PresentedCredential } from '../auth/credentials.js';
@@ -49,9 +50,21 @@ export async function registerGraphQL<Context extends PlatformContext>(
   const path = options.path ?? GRAPHQL_PATH;
   const log = options.logger.child({ component: 'graphql' });
 
+  // Operations a client can afford: depth, aliases and cost are bounded (graphql-armor validation
+  // rules), over HTTP and WebSocket alike. Field suggestions stay on: frontend teams rely on them. The
+  // token limit is off: its plugin turns a syntax error into a 500; the 1 MiB body limit bounds parsing.
+  const armor = new ApolloArmor({
+    maxDepth: { n: 10, ignoreIntrospection: true },
+    maxAliases: { n: 15 },
+    maxTokens: { enabled: false },
+    costLimit: { maxCost: 5000 },
+    blockFieldSuggestion: { enabled: false },
+  }).protect();
   const apollo = new ApolloServer<Context>({
     schema: options.schema,
     includeStacktraceInErrorResponses: false,
+    allowBatchedHttpRequests: false,
+    validationRules: armor.validationRules,
     formatError: (formatted, error) => formatGraphQLError(formatted, error, log),
     plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginLandingPageDisabled()],
   });
@@ -82,6 +95,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
   const wsServer = useServer<Record<string, unknown> | undefined, { connectionId: string }>(
     {
       schema: options.schema,
+      validate: (schema, document) => validate(schema, document, [...specifiedRules, ...armor.validationRules]),
       onConnect: (ctx) => {
         ctx.extra.connectionId = `ws-${++connectionCounter}`;
         return true;

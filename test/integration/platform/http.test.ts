@@ -69,6 +69,17 @@ describe('platform HTTP surface', () => {
     expect(allowed.json()).toEqual({ data: { __typename: 'Query' } });
   });
 
+  it('refuses operations that are too deep or carry too many aliases, before running them', async () => {
+    const deep = `{ me { ${'parent { '.repeat(10)}id${' }'.repeat(10)} } }`;
+    const tooDeep = await t.rest({ method: 'POST', url: '/graphql', payload: { query: deep } });
+    expect(tooDeep.statusCode).toBe(400);
+    expect(tooDeep.json().errors[0]).toMatchObject({ message: expect.stringMatching(/depth/i), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
+    const aliases = Array.from({ length: 16 }, (_, i) => `a${i}: stats { totalTools }`).join(' ');
+    const tooMany = await t.rest({ method: 'POST', url: '/graphql', payload: { query: `{ ${aliases} }` } });
+    expect(tooMany.statusCode).toBe(400);
+    expect(tooMany.json().errors[0].message).toMatch(/alias/i);
+  });
+
   it('answers GraphQL syntax errors with the parser message and a client code', async () => {
     const response = await t.rest({ method: 'POST', url: '/graphql', payload: { query: '{ me {' } });
     expect(response.statusCode).toBe(400);
