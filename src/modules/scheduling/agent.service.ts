@@ -102,10 +102,6 @@ export class AgentService {
     return { agent, publicToken };
   }
 
-  async count(): Promise<number> {
-    return this.em.count(Agent);
-  }
-
   // Every agent descends from the bootstrap agent, so "any agent" is "the parentless one".
   private async anyAgentExists(): Promise<boolean> {
     return (await this.em.findOne(Agent, { parent: null }, { fields: ['id'] })) !== null;

@@ -7,6 +7,7 @@ import { Booking } from './entities/booking.entity.js';
 import { enqueueJob } from '../../platform/jobs/queue.js';
 import { recordBookingEvent } from './booking-events.js';
 import { fromBookingItem, toBookingItem, type BookingItem } from './booking-item.js';
+import { checkRange, isUuid } from './input-checks.js';
 import { findStoredOutcome, replay, storeOutcome, type IdempotentRequest } from './idempotency.js';
 import { expandRule, parseRule, RecurrenceError, type ParsedRule, type Slot } from './recurrence.js';
 
@@ -71,8 +72,6 @@ export interface BookingPreview {
   occurrenceCount: number;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export function toBookingView(booking: Booking): BookingView {
   return {
     id: booking.id,
@@ -86,11 +85,6 @@ export function toBookingView(booking: Booking): BookingView {
   };
 }
 
-function checkRange(startsAt: Date, endsAt: Date, fields: FieldErrors): void {
-  if (Number.isNaN(startsAt.getTime())) fields.startsAt = 'must be an RFC 3339 date-time with a time-zone offset';
-  if (Number.isNaN(endsAt.getTime())) fields.endsAt = 'must be an RFC 3339 date-time with a time-zone offset';
-  else if (!fields.startsAt && endsAt <= startsAt) fields.endsAt = 'must be after startsAt';
-}
 
 /**
  * Bookings on an agent's calendar: create (single or recurring), list, cancel, occurrences, and
@@ -212,7 +206,7 @@ export class BookingService {
         // Serialised with the agent's other calendar writes, accepting a proposal for this slot included.
         await lockAgent(tx, actor.id);
         // Keyed by the caller's agent: another agent's booking is never touched.
-        const updated = UUID.test(bookingId)
+        const updated = isUuid(bookingId)
           ? await tx.nativeUpdate(Booking, { id: bookingId, agent: actor.id, status: 'confirmed' }, { status: 'cancelled', cancelledAt: now })
           : 0;
         if (updated) await tx.execute('delete from booking_slots where booking_id = ?', [bookingId]);
@@ -372,10 +366,6 @@ export class BookingService {
     });
   }
 
-  async findByIds(ids: readonly string[]): Promise<Booking[]> {
-    return this.em.find(Booking, { id: { $in: [...ids] } });
-  }
-
   /** Validates the request and works out the slots it would occupy. */
   private plan(actor: Agent, input: CreateBookingInput): { slots: Slot[]; rule?: ParsedRule } {
     const fields: FieldErrors = {};
@@ -425,7 +415,7 @@ export class BookingService {
   }
 
   private async findOwned(em: EntityManager, actor: Agent, bookingId: string): Promise<Booking> {
-    const booking = UUID.test(bookingId) ? await em.findOne(Booking, { id: bookingId }) : null;
+    const booking = isUuid(bookingId) ? await em.findOne(Booking, { id: bookingId }) : null;
     if (!booking) throw new AppError('not_found', `no booking ${bookingId}`);
     if (booking.agent.id !== actor.id) throw new AppError('forbidden', 'the booking belongs to another agent');
     return booking;

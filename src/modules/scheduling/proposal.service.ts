@@ -7,6 +7,7 @@ import { insertSlots, lockAgent, toBookingView, type BookingService } from './bo
 import { Agent } from './entities/agent.entity.js';
 import { Booking } from './entities/booking.entity.js';
 import { Proposal, type ProposalStatus } from './entities/proposal.entity.js';
+import { checkRange, isUuid } from './input-checks.js';
 import { findStoredOutcome, replay, storeOutcome, type IdempotentRequest } from './idempotency.js';
 
 export const PROPOSAL_LIMITS = { agentIdMaxLength: 128, listDefault: 50, listMax: 200 } as const;
@@ -30,8 +31,6 @@ export interface CreateProposalInput {
 }
 
 export type ProposalRole = 'incoming' | 'outgoing';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function toProposalView(proposal: Proposal): ProposalView {
   return {
@@ -72,9 +71,7 @@ export class ProposalService {
     } else if (input.targetAgentId === actor.id) {
       fields.targetAgentId = 'must be another agent than the proposer';
     }
-    if (Number.isNaN(input.startsAt.getTime())) fields.startsAt = 'must be an RFC 3339 date-time with a time-zone offset';
-    else if (Number.isNaN(input.endsAt.getTime())) fields.endsAt = 'must be an RFC 3339 date-time with a time-zone offset';
-    else if (input.endsAt <= input.startsAt) fields.endsAt = 'must be after startsAt';
+    checkRange(input.startsAt, input.endsAt, fields);
     if (Object.keys(fields).length) throw AppError.validation(fields);
 
     const request: IdempotentRequest | undefined = idempotencyKey
@@ -88,7 +85,7 @@ export class ProposalService {
           const stored = await findStoredOutcome<ProposalView>(tx, request, now);
           if (stored) return revive(replay(stored));
         }
-        const target = UUID.test(input.targetAgentId) ? await tx.findOne(Agent, input.targetAgentId, { fields: ['id'] }) : null;
+        const target = isUuid(input.targetAgentId) ? await tx.findOne(Agent, input.targetAgentId, { fields: ['id'] }) : null;
         if (!target) throw AppError.validation({ targetAgentId: 'is not an existing agent' });
         const proposal = tx.create(Proposal, {
           proposer: actor.id,
@@ -205,10 +202,6 @@ export class ProposalService {
     return this.decide(actor, proposalId, 'proposer', 'withdrawn');
   }
 
-  async countAccepted(): Promise<number> {
-    return this.em.count(Proposal, { status: 'accepted' });
-  }
-
   private async decide(actor: Agent, proposalId: string, who: 'target' | 'proposer', status: 'declined' | 'withdrawn'): Promise<ProposalView> {
     const proposal = await this.find(this.em, proposalId);
     if (proposal[who].id !== actor.id) throw new AppError('forbidden', `only the ${who} agent may do this`);
@@ -218,7 +211,7 @@ export class ProposalService {
   }
 
   private async find(em: EntityManager, proposalId: string): Promise<Proposal> {
-    const proposal = UUID.test(proposalId) ? await em.findOne(Proposal, proposalId) : null;
+    const proposal = isUuid(proposalId) ? await em.findOne(Proposal, proposalId) : null;
     if (!proposal) throw new AppError('not_found', `no proposal ${proposalId}`);
     return proposal;
   }

@@ -5,6 +5,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { request, type Dispatcher } from 'undici';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
+import { isUuid } from './input-checks.js';
 import { enqueueJob } from '../../platform/jobs/queue.js';
 import type { Logger } from '../../platform/logger.js';
 import { guardedDispatcher, refusedTarget } from '../../platform/net/address-policy.js';
@@ -52,7 +53,6 @@ export interface DeliveryView {
   createdAt: Date;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const URL_MAX_LENGTH = 2048;
 
 function toWebhookView(webhook: Webhook): WebhookView {
@@ -119,13 +119,17 @@ export class WebhookService {
     return toWebhookView(webhook);
   }
 
-  async deliveries(actor: Agent, filter: { webhookId?: string | undefined; status?: DeliveryStatus | undefined; limit: number }): Promise<DeliveryView[]> {
+  async deliveries(
+    actor: Agent,
+    filter: { webhookId?: string | undefined; status?: DeliveryStatus | undefined; deliveryId?: string; limit: number },
+  ): Promise<DeliveryView[]> {
     if (filter.webhookId) await this.findOwned(actor, filter.webhookId);
     const deliveries = await this.em.find(
       WebhookDelivery,
       {
         webhook: filter.webhookId ? filter.webhookId : { agent: actor.id },
         ...(filter.status ? { status: filter.status } : {}),
+        ...(filter.deliveryId ? { id: filter.deliveryId } : {}),
       },
       { populate: ['event'], orderBy: { createdAt: 'desc', id: 'desc' }, limit: filter.limit },
     );
@@ -150,7 +154,7 @@ export class WebhookService {
 
   /** Sends the event of a delivery again, as a new delivery with its own attempts. */
   async redeliver(actor: Agent, deliveryId: string): Promise<DeliveryView> {
-    const original = UUID.test(deliveryId) ? await this.em.findOne(WebhookDelivery, deliveryId, { populate: ['webhook'] }) : null;
+    const original = isUuid(deliveryId) ? await this.em.findOne(WebhookDelivery, deliveryId, { populate: ['webhook'] }) : null;
     if (!original) throw new AppError('not_found', `no delivery ${deliveryId}`);
     if (original.webhook.agent.id !== actor.id) throw new AppError('forbidden', 'the delivery belongs to another agent');
     const copy = await this.em.transactional(async (tx) => {
@@ -165,7 +169,7 @@ export class WebhookService {
       await enqueueJob(tx, DELIVER_WEBHOOK_TASK, { deliveryId: delivery.id }, { jobKey: `delivery:${delivery.id}` });
       return delivery;
     });
-    const [view] = await this.deliveries(actor, { webhookId: original.webhook.id, limit: 200 }).then((all) => all.filter((d) => d.id === copy.id));
+    const [view] = await this.deliveries(actor, { deliveryId: copy.id, limit: 1 });
     return view!;
   }
 
@@ -288,7 +292,7 @@ export class WebhookService {
   }
 
   private async findOwned(actor: Agent, webhookId: string): Promise<Webhook> {
-    const webhook = UUID.test(webhookId) ? await this.em.findOne(Webhook, webhookId) : null;
+    const webhook = isUuid(webhookId) ? await this.em.findOne(Webhook, webhookId) : null;
     if (!webhook) throw new AppError('not_found', `no webhook ${webhookId}`);
     if (webhook.agent.id !== actor.id) throw new AppError('forbidden', 'the webhook belongs to another agent');
     return webhook;
