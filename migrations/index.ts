@@ -5,6 +5,7 @@ import { Migration20261121030000_directory } from './Migration20261121030000_dir
 import { Migration20261121040000_prices } from './Migration20261121040000_prices.js';
 import { Migration20261121050000_pair_prices } from './Migration20261121050000_pair_prices.js';
 import { Migration20261121060000_price_sources } from './Migration20261121060000_price_sources.js';
+import { Migration20261123000000_scheduling_fast_paths } from './Migration20261123000000_scheduling_fast_paths.js';
 
 /**
  * Every migration, oldest first. Migrations are forward-only SQL read by a human before merge; the
@@ -18,4 +19,5 @@ export const migrations = [
   { name: 'Migration20261121040000_prices', class: Migration20261121040000_prices },
   { name: 'Migration20261121050000_pair_prices', class: Migration20261121050000_pair_prices },
   { name: 'Migration20261121060000_price_sources', class: Migration20261121060000_price_sources },
+  { name: 'Migration20261123000000_scheduling_fast_paths', class: Migration20261123000000_scheduling_fast_paths },
 ];

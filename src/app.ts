@@ -13,6 +13,7 @@ import { createMailer, type Mailer } from './platform/mail/mailer.js';
 import type { PriceAdapter } from './modules/prices/adapters/adapter.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import { Notifications } from './platform/db/notifications.js';
+import { Statements } from './platform/db/statements.js';
 import type { Orm } from './platform/db/orm.js';
 import { buildGatewaySchema, resolverContainer } from './platform/graphql/schema.js';
 import { registerGraphQL } from './platform/graphql/server.js';
@@ -93,11 +94,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   const notifications = new Notifications(deps.databaseUrl, logger);
+  const statements = await Statements.forOrm(orm);
   const scheduling = createSchedulingModule({
     em: orm.em,
     clock,
     logger,
     notifications,
+    statements,
     bookingCap: config.bookingCap,
     reminderLeadMinutes: config.reminderLeadMinutes,
     webhooks: {
@@ -189,11 +192,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           crontab: [scheduling.crontab, pricing.crontab].filter(Boolean).join('\n'),
           ...(deps.jobPollIntervalMs ? { pollIntervalMs: deps.jobPollIntervalMs } : {}),
         });
+  if (runner) scheduling.startBackground();
   app.addHook('onClose', async () => {
     // Handlers whose clients went away may still be running: let them finish before their pools go.
     await app.requestsSettled(10_000);
+    await scheduling.stop();
     await runner?.stop();
-    scheduling.stop();
     await notifications.stop();
     await rateLimitPool.end();
   });

@@ -1,9 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { LRUCache } from 'lru-cache';
 import { generateToken, sha256Hex, type PresentedCredential } from '../../platform/auth/credentials.js';
 import type { Clock } from '../../platform/clock.js';
+import type { Notifications } from '../../platform/db/notifications.js';
 import { violatedConstraint } from '../../platform/db/pg-errors.js';
+import type { Statements } from '../../platform/db/statements.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import { Agent } from './entities/agent.entity.js';
+import { AGENT_BY_TOKEN_HASH, agentRecordOf, toAgentRecord, type AgentRecord } from './sql/agent.sql.js';
+
+export type { AgentRecord } from './sql/agent.sql.js';
 
 export const AGENT_LIMITS = {
   nameMaxLength: 120,
@@ -22,7 +28,7 @@ export interface CreateAgentInput {
 }
 
 export interface CreatedAgent {
-  agent: Agent;
+  agent: AgentRecord;
   /** The credential in clear; exists only in this result, never in storage. */
   publicToken: string;
 }
@@ -44,19 +50,39 @@ function validate(input: CreateAgentInput): void {
   if (Object.keys(errors).length) throw AppError.validation(errors);
 }
 
+/**
+ * Credentials resolved recently, per process: most requests of an agent then cost no lookup. Bounded
+ * in size and age; the `agents_credential_changed` trigger tells every process to drop an entry at
+ * once when its agent changes or goes, and a lost notification connection drops them all.
+ */
+export const CREDENTIAL_CACHE = { maxEntries: 10_000, ttlMs: 60_000 } as const;
+export const AGENT_CREDENTIALS_CHANNEL = 'agent_credentials';
+
 /** Agent seats: the bootstrap of the first agent, child agents, and resolving a credential to its agent. */
 export class AgentService {
+  private readonly credentials = new LRUCache<string, AgentRecord>({ max: CREDENTIAL_CACHE.maxEntries, ttl: CREDENTIAL_CACHE.ttlMs });
+
   constructor(
     private readonly em: EntityManager,
     private readonly clock: Clock,
-  ) {}
+    private readonly statements: Statements,
+    notifications: Notifications,
+  ) {
+    notifications.on(AGENT_CREDENTIALS_CHANNEL, (tokenHash) => this.credentials.delete(tokenHash));
+    notifications.onReconnect(() => this.credentials.clear());
+  }
 
   /** The agent a credential belongs to; 401 `unauthorized` for a missing, malformed or unknown one. */
-  async authenticate(credential: PresentedCredential, em: EntityManager = this.em): Promise<Agent> {
+  async authenticate(credential: PresentedCredential): Promise<AgentRecord> {
     if (credential.kind === 'none') throw new AppError('unauthorized', MISSING_CREDENTIAL);
     if (credential.kind === 'malformed') throw new AppError('unauthorized', `unparseable credential: ${credential.reason}`);
-    const agent = await em.findOne(Agent, { tokenHash: sha256Hex(credential.token) });
-    if (!agent) throw new AppError('unauthorized', INVALID_CREDENTIAL);
+    const tokenHash = sha256Hex(credential.token);
+    const cached = this.credentials.get(tokenHash);
+    if (cached) return cached;
+    const row = await this.statements.one(AGENT_BY_TOKEN_HASH, [tokenHash]);
+    if (!row) throw new AppError('unauthorized', INVALID_CREDENTIAL);
+    const agent = toAgentRecord(row);
+    this.credentials.set(tokenHash, agent);
     return agent;
   }
 
@@ -67,7 +93,7 @@ export class AgentService {
    */
   async create(credential: PresentedCredential, input: CreateAgentInput): Promise<CreatedAgent> {
     validate(input);
-    let parent: Agent | null = null;
+    let parent: AgentRecord | null = null;
     if (input.bootstrap) {
       // Fast answer for the common case; the partial unique index decides every race.
       if (await this.anyAgentExists()) throw bootstrapClaimed();
@@ -83,7 +109,7 @@ export class AgentService {
       config: input.config ?? {},
       tokenHash: sha256Hex(publicToken),
       idempotencyKey: input.idempotencyKey ?? null,
-      parent,
+      parent: parent?.id ?? null,
       createdAt: this.clock.now(),
     });
     try {
@@ -99,7 +125,7 @@ export class AgentService {
           throw error;
       }
     }
-    return { agent, publicToken };
+    return { agent: agentRecordOf(agent), publicToken };
   }
 
   // Every agent descends from the bootstrap agent, so "any agent" is "the parentless one".

@@ -1,11 +1,14 @@
 import { EventEmitter, on } from 'node:events';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Notifications } from '../../platform/db/notifications.js';
+import type { Statements } from '../../platform/db/statements.js';
+import type { Logger } from '../../platform/logger.js';
 import { fromBookingItem, toBookingItem, type BookingItem } from './booking-item.js';
 import type { BookingView } from './booking.service.js';
-import { BookingEvent, type BookingEventType } from './entities/booking-event.entity.js';
+import type { BookingEventType } from './entities/booking-event.entity.js';
+import { EVENTS_AFTER, LATEST_EVENTS, type BookingEventRow } from './sql/booking-event.sql.js';
 
-/** A booking event as subscribers and webhooks see it. `cursor` orders all events of an installation. */
+/** A booking event as subscribers and webhooks see it. `cursor` orders the events of one agent. */
 export interface BookingEventView {
   cursor: string;
   agentId: string;
@@ -15,104 +18,270 @@ export interface BookingEventView {
 }
 
 /**
- * Writes an event in the caller's transaction: the log row (the outbox), a webhook delivery and its
- * job per matching endpoint, and the NOTIFY that fans it out to subscribers on every process.
+ * A committed event as it is announced: with the cursor of the same agent's previous event, so a
+ * listener that has not seen that one knows it missed something and reads the log instead.
+ */
+export interface AnnouncedEvent extends BookingEventView {
+  previousCursor: string | null;
+}
+
+/** What a write hands over after its commit: its events, and whether webhook deliveries await a job. */
+export interface CommittedEvents {
+  events: AnnouncedEvent[];
+  deliveries: number;
+}
+
+/**
+ * Writes an event in the caller's transaction: the log row (the outbox) and a webhook delivery per
+ * matching endpoint. Nothing is announced yet: pass the result to `BookingEventBus.announce` after
+ * the commit.
  */
 export async function recordBookingEvent(
   tx: EntityManager,
   event: { agentId: string; type: BookingEventType; booking: BookingView; at: Date },
-): Promise<string> {
-  const [row] = await tx.execute<{ id: string }[]>('select record_booking_event(?, ?, ?::jsonb, ?) as id', [
-    event.agentId,
-    event.type,
-    JSON.stringify(toBookingItem(event.booking)),
-    event.at,
-  ]);
-  return String(row?.id);
+): Promise<CommittedEvents> {
+  const [row] = await tx.execute<{ event_id: string; previous_event_id: string | null; deliveries: number }[]>(
+    'select event_id::text, previous_event_id::text, deliveries from record_booking_event(?, ?, ?::jsonb, ?)',
+    [event.agentId, event.type, JSON.stringify(toBookingItem(event.booking)), event.at],
+  );
+  return {
+    events: [
+      {
+        cursor: row!.event_id,
+        previousCursor: row!.previous_event_id,
+        agentId: event.agentId,
+        type: event.type,
+        createdAt: event.at,
+        booking: event.booking,
+      },
+    ],
+    deliveries: row!.deliveries,
+  };
+}
+
+export function mergeCommitted(...parts: CommittedEvents[]): CommittedEvents {
+  return { events: parts.flatMap((part) => part.events), deliveries: parts.reduce((sum, part) => sum + part.deliveries, 0) };
 }
 
 export const BOOKING_EVENTS_CHANNEL = 'booking_events';
 
-/** Tells a live subscription to read the log again from its cursor (after a lost connection). */
-const RESYNC = Symbol('resync');
+/** How often live agent feeds compare themselves with the log, in case an announcement was lost. */
+export const FEED_CHECK_INTERVAL_MS = 2_000;
+const LOG_PAGE = 200;
 
 interface NotifiedEvent {
   cursor: string;
+  previousCursor: string | null;
   agentId: string;
   type: BookingEventType;
   createdAt: string;
   booking: BookingItem;
 }
 
-function fromNotification(payload: NotifiedEvent): BookingEventView {
-  return { cursor: payload.cursor, agentId: payload.agentId, type: payload.type, createdAt: new Date(payload.createdAt), booking: fromBookingItem(payload.booking) };
+function fromRow(row: BookingEventRow): BookingEventView {
+  return { cursor: row.id, agentId: row.agent_id, type: row.type, createdAt: new Date(row.created_at), booking: fromBookingItem(row.booking) };
 }
 
 /**
- * The live side of `bookingEvents`: the process's one LISTEN connection receives every committed
- * event (whichever process wrote it) and this bus hands it to the process's subscribers of the agent.
+ * One agent's live events in this process, without gap or duplicate: an announced event whose
+ * predecessor is the last one handed out goes straight to the listeners; anything else (a lost or
+ * late announcement, a reconnect) makes the feed read the log from its last cursor. One read per
+ * agent and process, however many subscribers.
+ */
+class AgentFeed {
+  last = 0n;
+  private reading: Promise<void> | undefined;
+  private readAgain = false;
+
+  constructor(
+    readonly agentId: string,
+    private readonly deliver: (event: BookingEventView) => void,
+    private readonly readLog: (agentId: string, after: bigint) => Promise<BookingEventView[]>,
+    private readonly logger: Logger,
+  ) {}
+
+  offer(event: AnnouncedEvent): void {
+    if (this.reading) {
+      this.readAgain = true;
+      return;
+    }
+    const cursor = BigInt(event.cursor);
+    if (cursor <= this.last) return;
+    if (BigInt(event.previousCursor ?? 0) === this.last) {
+      this.last = cursor;
+      this.deliver(event);
+      return;
+    }
+    this.catchUp();
+  }
+
+  catchUp(): void {
+    if (this.reading) {
+      this.readAgain = true;
+      return;
+    }
+    this.reading = (async () => {
+      try {
+        do {
+          this.readAgain = false;
+          for (;;) {
+            const events = await this.readLog(this.agentId, this.last);
+            for (const event of events) {
+              this.last = BigInt(event.cursor);
+              this.deliver(event);
+            }
+            if (events.length < LOG_PAGE) break;
+          }
+        } while (this.readAgain);
+      } catch (error) {
+        this.logger.warn({ err: error, agentId: this.agentId }, 'reading the booking event log failed; the next check retries');
+      } finally {
+        this.reading = undefined;
+      }
+    })();
+  }
+}
+
+/**
+ * The live side of booking events. A write announces its committed events here: this process's
+ * subscribers get them at once, and one coalesced NOTIFY carries them to every other process. Each
+ * process keeps one feed per agent with subscribers (see AgentFeed); every feed also compares itself
+ * with the log every few seconds, so an announcement lost with a crashed writer is late, never lost.
  */
 export class BookingEventBus {
   private readonly emitter = new EventEmitter();
+  private readonly feeds = new Map<string, Promise<AgentFeed>>();
+  private readonly subscribers = new Map<string, number>();
+  private readonly checkTimer: NodeJS.Timeout;
+  private onDeliveries: () => void = () => undefined;
 
-  constructor(notifications: Notifications) {
+  constructor(
+    private readonly notifications: Notifications,
+    private readonly statements: Statements,
+    private readonly logger: Logger,
+  ) {
     this.emitter.setMaxListeners(0);
     notifications.on(BOOKING_EVENTS_CHANNEL, (payload) => {
-      const event = fromNotification(JSON.parse(payload) as NotifiedEvent);
-      this.emitter.emit(event.agentId, event);
+      const event = JSON.parse(payload) as NotifiedEvent;
+      this.offer({ ...fromBookingItemEvent(event), previousCursor: event.previousCursor });
     });
-    // Events committed while the connection was down were never announced: every live subscription
-    // goes back to the log from its last cursor.
-    notifications.onReconnect(() => {
-      for (const agentId of this.emitter.eventNames()) {
-        if (agentId !== 'close' && agentId !== 'error') this.emitter.emit(agentId, RESYNC);
-      }
-    });
+    // Announcements sent while the connection was down are gone: every feed reads the log.
+    notifications.onReconnect(() => void this.checkFeeds(true));
+    this.checkTimer = setInterval(() => void this.checkFeeds(false), FEED_CHECK_INTERVAL_MS).unref();
+  }
+
+  /** Who queues webhook jobs when a write created deliveries (the relay). */
+  onDeliveriesCommitted(kick: () => void): void {
+    this.onDeliveries = kick;
+  }
+
+  /** Call after the commit that wrote `committed`. */
+  announce(committed: CommittedEvents): void {
+    for (const event of committed.events) {
+      this.offer(event);
+      this.notifications.publish(
+        BOOKING_EVENTS_CHANNEL,
+        JSON.stringify({
+          cursor: event.cursor,
+          previousCursor: event.previousCursor,
+          agentId: event.agentId,
+          type: event.type,
+          createdAt: event.createdAt.toISOString(),
+          booking: toBookingItem(event.booking),
+        } satisfies NotifiedEvent),
+      );
+    }
+    if (committed.deliveries > 0) this.onDeliveries();
   }
 
   /** Ends every live subscription (shutdown). */
   close(): void {
+    clearInterval(this.checkTimer);
     this.emitter.emit('close');
   }
 
   /**
    * Events of one agent, from `after` (exclusive) if given: first what is already in the log, then
    * live, with no gap and no duplicate. Listening starts before the log is read; anything seen in
-   * both is dropped by cursor (cursors commit in order, see `record_booking_event`).
+   * both is dropped by cursor (one agent's cursors commit in order, see `record_booking_event`).
    */
-  async *subscribe(em: EntityManager, agentId: string, after: string | undefined): AsyncGenerator<BookingEventView> {
-    const live = on(this.emitter, agentId, { close: ['close'] }) as AsyncIterableIterator<[BookingEventView | typeof RESYNC]>;
-    // Without `after`, the stream starts now: a resync must not replay older history.
-    let last = after === undefined ? await this.latestCursor(em, agentId) : BigInt(after);
-    const readLog = async function* (this: BookingEventBus) {
-      for (;;) {
-        const rows: BookingEvent[] = await em.find(BookingEvent, { agent: agentId, id: { $gt: String(last) } }, { orderBy: { id: 'asc' }, limit: 200 });
-        for (const row of rows) {
-          last = BigInt(row.id);
-          yield { cursor: String(row.id), agentId, type: row.type, createdAt: row.createdAt, booking: fromBookingItem(row.booking as unknown as BookingItem) };
-        }
-        if (rows.length < 200) break;
-        em.clear();
-      }
-    }.bind(this);
+  async *subscribe(agentId: string, after: string | undefined): AsyncGenerator<BookingEventView> {
+    this.subscribers.set(agentId, (this.subscribers.get(agentId) ?? 0) + 1);
+    let live: AsyncIterableIterator<[BookingEventView]> | undefined;
     try {
-      if (after !== undefined) yield* readLog();
-      for await (const [event] of live) {
-        if (event === RESYNC) {
-          yield* readLog();
-          continue;
+      const feed = await this.feed(agentId);
+      live = on(this.emitter, agentId, { close: ['close'] }) as AsyncIterableIterator<[BookingEventView]>;
+      // Without `after`, the stream starts now.
+      let last = after === undefined ? feed.last : BigInt(after);
+      if (after !== undefined) {
+        for (;;) {
+          const events = await this.readLog(agentId, last);
+          for (const event of events) {
+            last = BigInt(event.cursor);
+            yield event;
+          }
+          if (events.length < LOG_PAGE) break;
         }
-        if (BigInt(event.cursor) <= last) continue;
-        last = BigInt(event.cursor);
+      }
+      for await (const [event] of live) {
+        const cursor = BigInt(event.cursor);
+        if (cursor <= last) continue;
+        last = cursor;
         yield event;
       }
     } finally {
-      await live.return?.();
+      await live?.return?.();
+      const left = (this.subscribers.get(agentId) ?? 1) - 1;
+      if (left > 0) this.subscribers.set(agentId, left);
+      else {
+        this.subscribers.delete(agentId);
+        this.feeds.delete(agentId);
+      }
     }
   }
 
-  private async latestCursor(em: EntityManager, agentId: string): Promise<bigint> {
-    const [row] = await em.execute<{ id: string | null }[]>('select max(id) as id from booking_events where agent_id = ?', [agentId]);
-    return BigInt(row?.id ?? 0);
+  private offer(event: AnnouncedEvent): void {
+    void this.feeds.get(event.agentId)?.then((feed) => feed.offer(event));
   }
+
+  private feed(agentId: string): Promise<AgentFeed> {
+    let feed = this.feeds.get(agentId);
+    if (!feed) {
+      feed = (async () => {
+        const created = new AgentFeed(agentId, (event) => this.emitter.emit(agentId, event), (id, after) => this.readLog(id, after), this.logger);
+        const [row] = await this.statements.rows(LATEST_EVENTS, [[agentId]]);
+        created.last = BigInt(row?.latest ?? 0);
+        return created;
+      })();
+      this.feeds.set(agentId, feed);
+      feed.catch(() => this.feeds.delete(agentId));
+    }
+    return feed;
+  }
+
+  private async readLog(agentId: string, after: bigint): Promise<BookingEventView[]> {
+    return (await this.statements.rows(EVENTS_AFTER, [agentId, String(after), LOG_PAGE])).map(fromRow);
+  }
+
+  /** Reads the log for every feed that is behind it (or for all of them after a reconnect). */
+  private async checkFeeds(all: boolean): Promise<void> {
+    if (this.feeds.size === 0) return;
+    try {
+      const feeds = await Promise.all([...this.feeds.values()]);
+      if (all) {
+        for (const feed of feeds) feed.catchUp();
+        return;
+      }
+      const latest = new Map(
+        (await this.statements.rows(LATEST_EVENTS, [feeds.map((feed) => feed.agentId)])).map((row) => [row.agent_id, BigInt(row.latest ?? 0)]),
+      );
+      for (const feed of feeds) if ((latest.get(feed.agentId) ?? 0n) > feed.last) feed.catchUp();
+    } catch (error) {
+      this.logger.warn({ err: error }, 'checking live booking feeds against the log failed');
+    }
+  }
+}
+
+function fromBookingItemEvent(event: NotifiedEvent): BookingEventView {
+  return { cursor: event.cursor, agentId: event.agentId, type: event.type, createdAt: new Date(event.createdAt), booking: fromBookingItem(event.booking) };
 }

@@ -1,15 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../../platform/clock.js';
 import { retryTransient, violatedConstraint } from '../../platform/db/pg-errors.js';
+import type { Statements } from '../../platform/db/statements.js';
 import { AppError, isAppError, type FieldErrors } from '../../platform/errors.js';
-import type { Agent } from './entities/agent.entity.js';
+import type { AgentRecord } from './agent.service.js';
 import { Booking } from './entities/booking.entity.js';
-import { enqueueJob } from '../../platform/jobs/queue.js';
-import { recordBookingEvent } from './booking-events.js';
-import { fromBookingItem, toBookingItem, type BookingItem } from './booking-item.js';
+import { recordBookingEvent, type BookingEventBus, type CommittedEvents } from './booking-events.js';
+import { fromBookingItem, toBookingItem } from './booking-item.js';
 import { checkRange, isUuid } from './input-checks.js';
-import { findStoredOutcome, replay, storeOutcome, type IdempotentRequest } from './idempotency.js';
+import { IDEMPOTENCY_TTL_MS, idempotencyConflict, replay, requestHash, storeOutcome, type IdempotentRequest } from './idempotency.js';
 import { expandRule, parseRule, RecurrenceError, type ParsedRule, type Slot } from './recurrence.js';
+import { BOOKINGS_FROM_START, BOOKINGS_OVERLAPPING, CREATE_BOOKING, DUE_REMINDERS, toBookingView as fromBookingRow } from './sql/booking.sql.js';
 
 export const BOOKING_LIMITS = {
   agentIdMaxLength: 128,
@@ -24,6 +26,7 @@ export const BOOKING_LIMITS = {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** Reminder jobs queued before the reminder sweep existed still run under this name. */
 export const SEND_REMINDER_TASK = 'send_reminder';
 export const EXTEND_HORIZONS_TASK = 'extend_booking_horizons';
 
@@ -94,48 +97,54 @@ export function toBookingView(booking: Booking): BookingView {
  * idempotency record are checked under a lock on the agent's row, so an agent's writes are serial.
  */
 export class BookingService {
+  private reminderDue: () => void = () => undefined;
+
   constructor(
     private readonly em: EntityManager,
     private readonly clock: Clock,
+    private readonly statements: Statements,
+    private readonly events: BookingEventBus,
     private readonly options: { bookingCap: number; reminderLeadMinutes: number },
   ) {}
 
-  async create(actor: Agent, input: CreateBookingInput, idempotencyKey?: string): Promise<BookingView> {
+  async create(actor: AgentRecord, input: CreateBookingInput, idempotencyKey?: string): Promise<BookingView> {
     const plan = this.plan(actor, input);
     const request: IdempotentRequest | undefined = idempotencyKey
       ? { agentId: actor.id, operation: 'create_booking', key: idempotencyKey, body: input }
       : undefined;
-
+    const now = this.clock.now();
+    const booking: BookingView = {
+      id: randomUUID(),
+      agentId: actor.id,
+      startsAt: input.startsAt,
+      endsAt: input.endsAt,
+      status: 'confirmed',
+      rrule: input.rrule ?? null,
+      warningSentAt: null,
+      createdAt: now,
+    };
     try {
-      return await retryTransient(() =>
-        this.em.transactional(async (tx) => {
-          const now = this.clock.now();
-          await lockAgent(tx, actor.id);
-          if (request) {
-            const stored = await findStoredOutcome<BookingItem>(tx, request, now);
-            if (stored) return fromBookingItem(replay(stored));
-          }
-          if (await this.liveBookingCount(tx, actor.id, now) >= this.options.bookingCap) {
-            throw new AppError('booking_cap_reached', `the free tier allows ${this.options.bookingCap} confirmed bookings that have not ended`);
-          }
-          const booking = tx.create(Booking, {
-            agent: actor.id,
-            startsAt: input.startsAt,
-            endsAt: input.endsAt,
-            status: 'confirmed',
-            rrule: input.rrule ?? null,
-            exdates: [],
-            createdAt: now,
-          });
-          await tx.flush();
-          await insertSlots(tx, booking.id, actor.id, plan.slots);
-          const view = toBookingView(booking);
-          if (request) await storeOutcome(tx, request, { ok: toBookingItem(view) }, now);
-          // Last: recording the event holds the event-log lock until commit.
-          await this.announceNewBooking(tx, view, now);
-          return view;
-        }),
+      const row = await retryTransient(() =>
+        this.statements.one(CREATE_BOOKING, [
+          JSON.stringify(toBookingItem(booking)),
+          slotsJson(plan.slots),
+          this.options.bookingCap,
+          request?.key ?? null,
+          request ? requestHash(request.body) : null,
+          new Date(now.getTime() - IDEMPOTENCY_TTL_MS),
+          now,
+        ]),
       );
+      const outcome = row!.outcome;
+      if ('conflict' in outcome) throw idempotencyConflict();
+      if ('replay' in outcome) return fromBookingItem(replay(outcome.replay));
+      if ('refused' in outcome) throw capReached(this.options.bookingCap);
+      this.events.announce({
+        events: [{ cursor: outcome.eventId, previousCursor: outcome.previousEventId, agentId: actor.id, type: 'booking.created', createdAt: now, booking }],
+        deliveries: outcome.deliveries,
+      });
+      this.noteNewBooking(booking, now);
+      return booking;
     } catch (error) {
       const domainError = violatedConstraint(error) === 'booking_slots_no_overlap' ? slotTaken() : error;
       if (request && isAppError(domainError) && (domainError.code === 'slot_taken' || domainError.code === 'booking_cap_reached')) {
@@ -149,7 +158,7 @@ export class BookingService {
   }
 
   /** What `create` would do, without writing: conflicts, clashing occurrences, the cap. */
-  async preview(actor: Agent, input: CreateBookingInput): Promise<BookingPreview> {
+  async preview(actor: AgentRecord, input: CreateBookingInput): Promise<BookingPreview> {
     const plan = this.plan(actor, input);
     const clashes = await this.em.execute<{ booking_id: string; starts_at: Date; ends_at: Date }[]>(
       `select s.booking_id, o.starts_at, o.ends_at
@@ -176,31 +185,22 @@ export class BookingService {
   }
 
   /** The caller's bookings (confirmed and cancelled) intersecting `[from, to)`, by `startsAt`. */
-  async list(actor: Agent, window: BookingWindow, limit: number, after?: BookingCursor): Promise<BookingPage> {
+  async list(actor: AgentRecord, window: BookingWindow, limit: number, after?: BookingCursor): Promise<BookingPage> {
     checkWindow(window);
     if (window.from && window.to && window.from.getTime() === window.to.getTime()) return { items: [], hasNextPage: false };
-    const rows = await this.em.find(
-      Booking,
-      {
-        agent: actor.id,
-        ...(window.to ? { startsAt: { $lt: window.to } } : {}),
-        ...(window.from ? { endsAt: { $gt: window.from } } : {}),
-        ...(after
-          ? { $or: [{ startsAt: { $gt: after.startsAt } }, { startsAt: after.startsAt, id: { $gt: after.id } }] }
-          : {}),
-      },
-      { orderBy: { startsAt: 'asc', id: 'asc' }, limit: limit + 1 },
-    );
-    return { items: rows.slice(0, limit).map(toBookingView), hasNextPage: rows.length > limit };
+    const rows = window.from
+      ? await this.statements.rows(BOOKINGS_OVERLAPPING, [actor.id, window.from, window.to ?? null, after?.startsAt ?? null, after?.id ?? null, limit + 1])
+      : await this.statements.rows(BOOKINGS_FROM_START, [actor.id, window.to ?? null, after?.startsAt ?? null, after?.id ?? null, limit + 1]);
+    return { items: rows.slice(0, limit).map(fromBookingRow), hasNextPage: rows.length > limit };
   }
 
-  async get(actor: Agent, bookingId: string): Promise<BookingView> {
+  async get(actor: AgentRecord, bookingId: string): Promise<BookingView> {
     return toBookingView(await this.findOwned(this.em, actor, bookingId));
   }
 
   /** Soft-cancel: the row stays (audit), its slots are freed. Cancelling twice is fine. */
-  async cancel(actor: Agent, bookingId: string): Promise<BookingView> {
-    return retryTransient(() =>
+  async cancel(actor: AgentRecord, bookingId: string): Promise<BookingView> {
+    const { view, committed } = await retryTransient(() =>
       this.em.transactional(async (tx) => {
         const now = this.clock.now();
         // Serialised with the agent's other calendar writes, accepting a proposal for this slot included.
@@ -211,14 +211,16 @@ export class BookingService {
           : 0;
         if (updated) await tx.execute('delete from booking_slots where booking_id = ?', [bookingId]);
         const view = toBookingView(await this.findOwned(tx, actor, bookingId));
-        if (updated) await recordBookingEvent(tx, { agentId: actor.id, type: 'booking.cancelled', booking: view, at: now });
-        return view;
+        const committed = updated ? await recordBookingEvent(tx, { agentId: actor.id, type: 'booking.cancelled', booking: view, at: now }) : undefined;
+        return { view, committed };
       }),
     );
+    if (committed) this.events.announce(committed);
+    return view;
   }
 
   /** Removes one occurrence of a series (an EXDATE) and frees its slot. */
-  async cancelOccurrence(actor: Agent, bookingId: string, startsAt: Date): Promise<BookingView> {
+  async cancelOccurrence(actor: AgentRecord, bookingId: string, startsAt: Date): Promise<BookingView> {
     return retryTransient(() =>
       this.em.transactional(async (tx) => {
         await lockAgent(tx, actor.id);
@@ -241,7 +243,7 @@ export class BookingService {
    * The next `limit` occurrences starting at or after now. A booking without a rule has its own slot
    * until it starts; a cancelled booking has none; a stored rule that no longer parses is `bad_rrule`.
    */
-  async occurrences(actor: Agent, bookingId: string, limit: number): Promise<Slot[]> {
+  async occurrences(actor: AgentRecord, bookingId: string, limit: number): Promise<Slot[]> {
     const booking = await this.findOwned(this.em, actor, bookingId);
     const now = this.clock.now();
     if (booking.status !== 'confirmed') return [];
@@ -250,7 +252,7 @@ export class BookingService {
   }
 
   /** Busy intervals (merged) of the caller's calendar inside `[from, to)`, and the free gaps. */
-  async freeBusy(actor: Agent, from: Date, to: Date): Promise<{ busy: Slot[]; free: Slot[] }> {
+  async freeBusy(actor: AgentRecord, from: Date, to: Date): Promise<{ busy: Slot[]; free: Slot[] }> {
     checkWindow({ from, to });
     const rows = await this.em.execute<{ starts_at: Date; ends_at: Date }[]>(
       `select starts_at, ends_at from booking_slots
@@ -279,16 +281,22 @@ export class BookingService {
   }
 
   /**
-   * Emits `booking.created` for the owner and queues the `booking.reminder` for the moment
-   * REMINDER_LEAD_MINUTES before it starts (at once when that moment has passed). Part of the
-   * caller's transaction; the proposal service uses it for bookings born from an accept.
+   * Records `booking.created` for a booking born inside the caller's transaction (the proposal
+   * service uses it for bookings born from an accept); announce the result after the commit and
+   * call `noteNewBooking`.
    */
-  async announceNewBooking(tx: EntityManager, booking: BookingView, now: Date): Promise<void> {
-    if (booking.startsAt > now) {
-      const remindAt = new Date(Math.max(now.getTime(), booking.startsAt.getTime() - this.options.reminderLeadMinutes * 60_000));
-      await enqueueJob(tx, SEND_REMINDER_TASK, { bookingId: booking.id }, { runAt: remindAt, jobKey: `reminder:${booking.id}` });
-    }
-    await recordBookingEvent(tx, { agentId: booking.agentId, type: 'booking.created', booking, at: now });
+  async recordNewBooking(tx: EntityManager, booking: BookingView, now: Date): Promise<CommittedEvents> {
+    return recordBookingEvent(tx, { agentId: booking.agentId, type: 'booking.created', booking, at: now });
+  }
+
+  /** After the commit of a new booking: a booking that starts inside the reminder lead is reminded at once. */
+  noteNewBooking(booking: BookingView, now: Date): void {
+    if (booking.startsAt.getTime() - this.options.reminderLeadMinutes * 60_000 <= now.getTime() && booking.startsAt > now) this.reminderDue();
+  }
+
+  /** Who sends reminders that are due now (the sweep). */
+  onReminderDue(kick: () => void): void {
+    this.reminderDue = kick;
   }
 
   /**
@@ -350,24 +358,38 @@ export class BookingService {
     return { series, slots, skipped };
   }
 
-  /** The `send_reminder` job: once per confirmed booking, sets `warningSentAt` and emits the event. */
+  /** Bookings whose reminder is due now: starting within REMINDER_LEAD_MINUTES and not yet reminded. */
+  async dueReminders(limit: number): Promise<string[]> {
+    const now = this.clock.now();
+    const dueBy = new Date(now.getTime() + this.options.reminderLeadMinutes * 60_000);
+    return (await this.statements.rows(DUE_REMINDERS, [now, dueBy, limit])).map((row) => row.id);
+  }
+
+  /** Once per confirmed booking that has not started: sets `warningSentAt` and emits `booking.reminder`. */
   async sendReminder(bookingId: string): Promise<boolean> {
-    return this.em.transactional(async (tx) => {
-      const now = this.clock.now();
-      const sent = await tx.nativeUpdate(
-        Booking,
-        { id: bookingId, status: 'confirmed', warningSentAt: null, startsAt: { $gt: now } },
-        { warningSentAt: now },
-      );
-      if (!sent) return false;
-      const booking = toBookingView(await tx.findOneOrFail(Booking, bookingId, { refresh: true }));
-      await recordBookingEvent(tx, { agentId: booking.agentId, type: 'booking.reminder', booking, at: now });
-      return true;
-    });
+    const committed = await retryTransient(() =>
+      this.em.fork().transactional(async (tx) => {
+        const now = this.clock.now();
+        const current = await tx.findOne(Booking, bookingId);
+        if (!current) return undefined;
+        // The agent's lock first, as every calendar write takes it (and the event needs it).
+        await lockAgent(tx, current.agent.id);
+        const sent = await tx.nativeUpdate(
+          Booking,
+          { id: bookingId, status: 'confirmed', warningSentAt: null, startsAt: { $gt: now } },
+          { warningSentAt: now },
+        );
+        if (!sent) return undefined;
+        const booking = toBookingView(await tx.findOneOrFail(Booking, bookingId, { refresh: true }));
+        return recordBookingEvent(tx, { agentId: booking.agentId, type: 'booking.reminder', booking, at: now });
+      }),
+    );
+    if (committed) this.events.announce(committed);
+    return committed !== undefined;
   }
 
   /** Validates the request and works out the slots it would occupy. */
-  private plan(actor: Agent, input: CreateBookingInput): { slots: Slot[]; rule?: ParsedRule } {
+  private plan(actor: AgentRecord, input: CreateBookingInput): { slots: Slot[]; rule?: ParsedRule } {
     const fields: FieldErrors = {};
     if (input.agentId.length < 1 || input.agentId.length > BOOKING_LIMITS.agentIdMaxLength) {
       fields.agentId = `must be 1 to ${BOOKING_LIMITS.agentIdMaxLength} characters`;
@@ -414,7 +436,7 @@ export class BookingService {
     return expandRule(rule, booking, { ...options, excluded: booking.exdates.map((date) => new Date(date)) });
   }
 
-  private async findOwned(em: EntityManager, actor: Agent, bookingId: string): Promise<Booking> {
+  private async findOwned(em: EntityManager, actor: AgentRecord, bookingId: string): Promise<Booking> {
     const booking = isUuid(bookingId) ? await em.findOne(Booking, { id: bookingId }) : null;
     if (!booking) throw new AppError('not_found', `no booking ${bookingId}`);
     if (booking.agent.id !== actor.id) throw new AppError('forbidden', 'the booking belongs to another agent');
@@ -431,6 +453,10 @@ function checkWindow(window: BookingWindow): void {
   if (window.from && Number.isNaN(window.from.getTime())) throw AppError.validation({ from: 'must be a valid date-time' });
   if (window.to && Number.isNaN(window.to.getTime())) throw AppError.validation({ to: 'must be a valid date-time' });
   if (window.from && window.to && window.to < window.from) throw AppError.validation({ to: 'must be at or after from' });
+}
+
+function capReached(cap: number): AppError {
+  return new AppError('booking_cap_reached', `the free tier allows ${cap} confirmed bookings that have not ended`);
 }
 
 function slotTaken(): AppError {

@@ -42,10 +42,12 @@ export function requestHash(body: unknown): string {
 export async function findStoredOutcome<T>(tx: EntityManager, request: IdempotentRequest, now: Date): Promise<StoredOutcome<T> | undefined> {
   const stored = await tx.findOne(IdempotencyKey, { agent: request.agentId, operation: request.operation, key: request.key });
   if (!stored || now.getTime() - stored.createdAt.getTime() > IDEMPOTENCY_TTL_MS) return undefined;
-  if (stored.requestHash !== requestHash(request.body)) {
-    throw new AppError('conflict', 'Idempotency-Key was already used with a different request body');
-  }
+  if (stored.requestHash !== requestHash(request.body)) throw idempotencyConflict();
   return stored.outcome as StoredOutcome<T>;
+}
+
+export function idempotencyConflict(): AppError {
+  return new AppError('conflict', 'Idempotency-Key was already used with a different request body');
 }
 
 /** Records the first outcome; an expired key is overwritten. */

@@ -21,6 +21,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../platform/clock.js';
 import { AgentService } from './agent.service.js';
 import { Agent } from './entities/agent.entity.js';
+import type { AgentRecord } from './agent.service.js';
 import { BookingSlot } from './entities/booking-slot.entity.js';
 import { Booking } from './entities/booking.entity.js';
 import { IdempotencyKey } from './entities/idempotency-key.entity.js';
@@ -39,6 +40,9 @@ import { registerProposalRoutes } from './rest/proposal.routes.js';
 import { registerWebhookRoutes } from './rest/webhook.routes.js';
 import { AppError } from '../../platform/errors.js';
 import type { Notifications } from '../../platform/db/notifications.js';
+import type { Statements } from '../../platform/db/statements.js';
+import { BackgroundLoop } from '../../platform/jobs/background-loop.js';
+import { QUEUE_WEBHOOK_DELIVERIES } from './sql/booking-event.sql.js';
 import type { Logger } from '../../platform/logger.js';
 import type { PlatformContext } from '../../platform/graphql/server.js';
 import { BookingResolver } from './graphql/booking.resolver.js';
@@ -48,7 +52,7 @@ import { createSchedulingLoaders } from './graphql/loaders.js';
 import { registerAgentRoutes } from './rest/agent.routes.js';
 
 export type { SchedulingContext } from './graphql/context.js';
-export { AgentService } from './agent.service.js';
+export { AgentService, type AgentRecord } from './agent.service.js';
 export type { BookingService } from './booking.service.js';
 export type { ProposalService } from './proposal.service.js';
 export { toBookingItem } from './booking-item.js';
@@ -61,37 +65,75 @@ export interface SchedulingDeps {
   em: EntityManager;
   clock: Clock;
   logger: Logger;
-  /** The process's LISTEN connection (live booking events). */
+  /** The process's LISTEN connection (live booking events, credential changes). */
   notifications: Notifications;
+  /** Hot-path SQL (named statements). */
+  statements: Statements;
   bookingCap: number;
   reminderLeadMinutes: number;
   webhooks: WebhookSettings;
 }
 
 /** Builds the scheduling services and the adapters over them. */
+/** Deliveries queued per relay pass. */
+const RELAY_BATCH = 500;
+/** How often deliveries nobody kicked the relay for (a writer that died after its commit) are looked for. */
+const RELAY_INTERVAL_MS = 1_000;
+/** The reminder sweep's period; the contract allows a reminder to be up to 60 s late. */
+const REMINDER_SWEEP_INTERVAL_MS = 10_000;
+const REMINDER_BATCH = 100;
+
 export function createSchedulingModule(deps: SchedulingDeps) {
-  const { em, clock } = deps;
-  const agents = new AgentService(em, clock);
-  const bookings = new BookingService(em, clock, { bookingCap: deps.bookingCap, reminderLeadMinutes: deps.reminderLeadMinutes });
-  const proposals = new ProposalService(em, clock, bookings);
-  const webhooks = new WebhookService(em, clock, deps.webhooks, deps.logger);
-  const bus = new BookingEventBus(deps.notifications);
+  const { em, clock, statements, logger } = deps;
+  const bus = new BookingEventBus(deps.notifications, statements, logger);
+  const agents = new AgentService(em, clock, statements, deps.notifications);
+  const bookings = new BookingService(em, clock, statements, bus, { bookingCap: deps.bookingCap, reminderLeadMinutes: deps.reminderLeadMinutes });
+  const proposals = new ProposalService(em, clock, bookings, bus);
+  const webhooks = new WebhookService(em, clock, deps.webhooks, logger);
+
+  // Webhook jobs are queued after the commit that created the deliveries, many per statement.
+  const relay = new BackgroundLoop({
+    name: 'webhook-relay',
+    intervalMs: RELAY_INTERVAL_MS,
+    logger,
+    pass: async () => ((await statements.one(QUEUE_WEBHOOK_DELIVERIES, [RELAY_BATCH]))?.queued ?? 0) >= RELAY_BATCH,
+  });
+  bus.onDeliveriesCommitted(() => relay.kick());
+  // Reminders are found by a sweep over an index of unreminded bookings, not queued one job per booking.
+  const reminders = new BackgroundLoop({
+    name: 'reminder-sweep',
+    intervalMs: REMINDER_SWEEP_INTERVAL_MS,
+    logger,
+    pass: async () => {
+      const due = await bookings.dueReminders(REMINDER_BATCH);
+      for (const bookingId of due) await bookings.sendReminder(bookingId);
+      return due.length === REMINDER_BATCH;
+    },
+  });
+  bookings.onReminderDue(() => reminders.kick());
 
   return {
     agents,
     bookings,
     proposals,
     webhooks,
-    resolvers: [new AgentResolver(agents), new BookingResolver(agents, bookings), new ProposalResolver(agents, proposals), new WebhookResolver(agents, webhooks), new BookingEventResolver()],
+    resolvers: [new AgentResolver(agents), new BookingResolver(bookings), new ProposalResolver(proposals), new WebhookResolver(webhooks), new BookingEventResolver()],
     createContext: (base: PlatformContext): SchedulingContext['scheduling'] => {
-      let caller: Promise<Agent | null> | undefined;
+      let actor: Promise<AgentRecord> | undefined;
+      const loaders = createSchedulingLoaders(base.em, statements);
+      const authenticated = () =>
+        (actor ??= agents.authenticate(base.credential).then((agent) => {
+          loaders.prime(agent);
+          return agent;
+        }));
       return {
-        ...createSchedulingLoaders(base.em),
-        caller: () => (caller ??= agents.authenticate(base.credential, base.em).catch(() => null)),
+        ...loaders,
+        actor: authenticated,
+        caller: () => authenticated().catch(() => null),
         async bookingEvents(after) {
           if (after !== undefined && !/^\d{1,18}$/.test(after)) throw AppError.validation({ after: 'is not a cursor' });
-          const actor = await agents.authenticate(base.credential, base.em);
-          return bus.subscribe(base.em, actor.id, after);
+          const actor = await agents.authenticate(base.credential);
+          return bus.subscribe(actor.id, after);
         },
       };
     },
@@ -113,6 +155,14 @@ export function createSchedulingModule(deps: SchedulingDeps) {
     },
     /** Recurring series are extended to a year ahead every night. */
     crontab: `0 3 * * * ${EXTEND_HORIZONS_TASK}`,
-    stop: () => bus.close(),
+    /** The relay and the reminder sweep: background work of a process that runs jobs. */
+    startBackground() {
+      relay.start();
+      reminders.start();
+    },
+    async stop() {
+      bus.close();
+      await Promise.all([relay.stop(), reminders.stop()]);
+    },
   };
 }

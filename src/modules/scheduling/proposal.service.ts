@@ -2,8 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../../platform/clock.js';
 import { retryTransient, violatedConstraint } from '../../platform/db/pg-errors.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
-import { recordBookingEvent } from './booking-events.js';
-import { insertSlots, lockAgent, toBookingView, type BookingService } from './booking.service.js';
+import { mergeCommitted, recordBookingEvent, type BookingEventBus, type CommittedEvents } from './booking-events.js';
+import type { AgentRecord } from './agent.service.js';
+import { insertSlots, lockAgent, toBookingView, type BookingService, type BookingView } from './booking.service.js';
 import { Agent } from './entities/agent.entity.js';
 import { Booking } from './entities/booking.entity.js';
 import { Proposal, type ProposalStatus } from './entities/proposal.entity.js';
@@ -62,9 +63,10 @@ export class ProposalService {
     private readonly em: EntityManager,
     private readonly clock: Clock,
     private readonly bookings: BookingService,
+    private readonly events: BookingEventBus,
   ) {}
 
-  async create(actor: Agent, input: CreateProposalInput, idempotencyKey?: string): Promise<ProposalView> {
+  async create(actor: AgentRecord, input: CreateProposalInput, idempotencyKey?: string): Promise<ProposalView> {
     const fields: FieldErrors = {};
     if (input.targetAgentId.length < 1 || input.targetAgentId.length > PROPOSAL_LIMITS.agentIdMaxLength) {
       fields.targetAgentId = `must be 1 to ${PROPOSAL_LIMITS.agentIdMaxLength} characters`;
@@ -103,7 +105,7 @@ export class ProposalService {
     );
   }
 
-  async list(actor: Agent, filter: { role?: ProposalRole | undefined; status?: ProposalStatus | undefined; limit: number }): Promise<ProposalView[]> {
+  async list(actor: AgentRecord, filter: { role?: ProposalRole | undefined; status?: ProposalStatus | undefined; limit: number }): Promise<ProposalView[]> {
     const mine =
       filter.role === 'incoming'
         ? { target: actor.id }
@@ -118,7 +120,7 @@ export class ProposalService {
     return proposals.map(toProposalView);
   }
 
-  async get(actor: Agent, proposalId: string): Promise<ProposalView> {
+  async get(actor: AgentRecord, proposalId: string): Promise<ProposalView> {
     const proposal = await this.find(this.em, proposalId);
     if (proposal.target.id !== actor.id && proposal.proposer.id !== actor.id) {
       throw new AppError('forbidden', 'the proposal is between other agents');
@@ -131,9 +133,9 @@ export class ProposalService {
    * confirmed booking of exactly that range moves to the proposer, or a new one is created for the
    * proposer. A clash on the proposer's calendar is `slot_taken` and the proposal stays pending.
    */
-  async accept(actor: Agent, proposalId: string): Promise<ProposalView> {
+  async accept(actor: AgentRecord, proposalId: string): Promise<ProposalView> {
     try {
-      return await retryTransient(() =>
+      const { proposal, committed, newBooking } = await retryTransient(() =>
         this.em.transactional(async (tx) => {
           const now = this.clock.now();
           const proposal = await this.find(tx, proposalId);
@@ -152,14 +154,18 @@ export class ProposalService {
             endsAt: proposal.endsAt,
           });
           let booking: Booking;
+          let committed: CommittedEvents;
+          let newBooking: BookingView | undefined;
           if (held) {
             held.agent = tx.getReference(Agent, proposerId);
             await tx.flush();
             await tx.execute('update booking_slots set agent_id = ? where booking_id = ?', [proposerId, held.id]);
             booking = held;
             const view = toBookingView(booking);
-            await recordBookingEvent(tx, { agentId: proposerId, type: 'booking.created', booking: view, at: now });
-            await recordBookingEvent(tx, { agentId: proposal.target.id, type: 'booking.transferred', booking: view, at: now });
+            committed = mergeCommitted(
+              await recordBookingEvent(tx, { agentId: proposerId, type: 'booking.created', booking: view, at: now }),
+              await recordBookingEvent(tx, { agentId: proposal.target.id, type: 'booking.transferred', booking: view, at: now }),
+            );
           } else {
             booking = tx.create(Booking, {
               agent: proposerId,
@@ -172,12 +178,16 @@ export class ProposalService {
             });
             await tx.flush();
             await insertSlots(tx, booking.id, proposerId, [{ startsAt: booking.startsAt, endsAt: booking.endsAt }]);
-            await this.bookings.announceNewBooking(tx, toBookingView(booking), now);
+            newBooking = toBookingView(booking);
+            committed = await this.bookings.recordNewBooking(tx, newBooking, now);
           }
           await tx.nativeUpdate(Proposal, { id: proposal.id }, { booking: booking.id });
-          return { ...toProposalView(proposal), status: 'accepted' as const, bookingId: booking.id };
+          return { proposal: { ...toProposalView(proposal), status: 'accepted' as const, bookingId: booking.id }, committed, newBooking, now };
         }),
       );
+      this.events.announce(committed);
+      if (newBooking) this.bookings.noteNewBooking(newBooking, this.clock.now());
+      return proposal;
     } catch (error) {
       if (violatedConstraint(error) === 'booking_slots_no_overlap') {
         throw new AppError('slot_taken', "the slot overlaps another booking on the proposer's calendar");
@@ -187,22 +197,22 @@ export class ProposalService {
   }
 
   /** Seed 000: only the target may reject, and a pending proposal stays pending. */
-  async reject(actor: Agent, proposalId: string): Promise<ProposalView> {
+  async reject(actor: AgentRecord, proposalId: string): Promise<ProposalView> {
     const proposal = await this.find(this.em, proposalId);
     if (proposal.target.id !== actor.id) throw new AppError('forbidden', 'only the target agent may reject');
     if (proposal.status !== 'pending') throw notPending(proposal.status);
     return toProposalView(proposal);
   }
 
-  async decline(actor: Agent, proposalId: string): Promise<ProposalView> {
+  async decline(actor: AgentRecord, proposalId: string): Promise<ProposalView> {
     return this.decide(actor, proposalId, 'target', 'declined');
   }
 
-  async withdraw(actor: Agent, proposalId: string): Promise<ProposalView> {
+  async withdraw(actor: AgentRecord, proposalId: string): Promise<ProposalView> {
     return this.decide(actor, proposalId, 'proposer', 'withdrawn');
   }
 
-  private async decide(actor: Agent, proposalId: string, who: 'target' | 'proposer', status: 'declined' | 'withdrawn'): Promise<ProposalView> {
+  private async decide(actor: AgentRecord, proposalId: string, who: 'target' | 'proposer', status: 'declined' | 'withdrawn'): Promise<ProposalView> {
     const proposal = await this.find(this.em, proposalId);
     if (proposal[who].id !== actor.id) throw new AppError('forbidden', `only the ${who} agent may do this`);
     const decided = await this.em.nativeUpdate(Proposal, { id: proposal.id, status: 'pending' }, { status, decidedAt: this.clock.now() });

@@ -9,7 +9,7 @@ import { isUuid } from './input-checks.js';
 import { enqueueJob } from '../../platform/jobs/queue.js';
 import type { Logger } from '../../platform/logger.js';
 import { guardedDispatcher, refusedTarget } from '../../platform/net/address-policy.js';
-import type { Agent } from './entities/agent.entity.js';
+import type { AgentRecord } from './agent.service.js';
 import { BOOKING_EVENT_TYPES, type BookingEventType } from './entities/booking-event.entity.js';
 import { Webhook, WebhookAttempt, WebhookDelivery, type DeliveryStatus } from './entities/webhook.entity.js';
 
@@ -83,7 +83,7 @@ export class WebhookService {
     this.dispatcher = guardedDispatcher(settings.allowPrivate);
   }
 
-  async register(actor: Agent, input: { url: string; events?: readonly string[] | undefined }): Promise<RegisteredWebhook> {
+  async register(actor: AgentRecord, input: { url: string; events?: readonly string[] | undefined }): Promise<RegisteredWebhook> {
     const url = await this.checkUrl(input.url);
     const events = this.checkEvents(input.events);
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
@@ -99,18 +99,18 @@ export class WebhookService {
     return { ...toWebhookView(webhook), secret };
   }
 
-  async list(actor: Agent): Promise<WebhookView[]> {
+  async list(actor: AgentRecord): Promise<WebhookView[]> {
     const webhooks = await this.em.find(Webhook, { agent: actor.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
     return webhooks.map(toWebhookView);
   }
 
-  async delete(actor: Agent, webhookId: string): Promise<void> {
+  async delete(actor: AgentRecord, webhookId: string): Promise<void> {
     const webhook = await this.findOwned(actor, webhookId);
     await this.em.remove(webhook).flush();
   }
 
   /** Turns a disabled endpoint back on; later events are delivered again. */
-  async enable(actor: Agent, webhookId: string): Promise<WebhookView> {
+  async enable(actor: AgentRecord, webhookId: string): Promise<WebhookView> {
     const webhook = await this.findOwned(actor, webhookId);
     webhook.disabledAt = null;
     webhook.disabledReason = null;
@@ -120,7 +120,7 @@ export class WebhookService {
   }
 
   async deliveries(
-    actor: Agent,
+    actor: AgentRecord,
     filter: { webhookId?: string | undefined; status?: DeliveryStatus | undefined; deliveryId?: string; limit: number },
   ): Promise<DeliveryView[]> {
     if (filter.webhookId) await this.findOwned(actor, filter.webhookId);
@@ -153,7 +153,7 @@ export class WebhookService {
   }
 
   /** Sends the event of a delivery again, as a new delivery with its own attempts. */
-  async redeliver(actor: Agent, deliveryId: string): Promise<DeliveryView> {
+  async redeliver(actor: AgentRecord, deliveryId: string): Promise<DeliveryView> {
     const original = isUuid(deliveryId) ? await this.em.findOne(WebhookDelivery, deliveryId, { populate: ['webhook'] }) : null;
     if (!original) throw new AppError('not_found', `no delivery ${deliveryId}`);
     if (original.webhook.agent.id !== actor.id) throw new AppError('forbidden', 'the delivery belongs to another agent');
@@ -163,6 +163,8 @@ export class WebhookService {
         event: original.event.id,
         status: 'pending',
         attempts: 0,
+        // Queued right here rather than by the relay: one delivery, and the caller waits anyway.
+        queuedAt: this.clock.now(),
         createdAt: this.clock.now(),
       });
       await tx.flush();
@@ -291,7 +293,7 @@ export class WebhookService {
     return [...new Set(events)] as BookingEventType[];
   }
 
-  private async findOwned(actor: Agent, webhookId: string): Promise<Webhook> {
+  private async findOwned(actor: AgentRecord, webhookId: string): Promise<Webhook> {
     const webhook = isUuid(webhookId) ? await this.em.findOne(Webhook, webhookId) : null;
     if (!webhook) throw new AppError('not_found', `no webhook ${webhookId}`);
     if (webhook.agent.id !== actor.id) throw new AppError('forbidden', 'the webhook belongs to another agent');

@@ -3,6 +3,12 @@ import type { Logger } from '../logger.js';
 
 export type NotificationHandler = (payload: string) => void;
 
+/** How the LISTEN connection shows in `pg_stat_activity`. */
+export const NOTIFICATIONS_APPLICATION_NAME = 'gateway-notifications';
+
+/** Notifications sent in one statement at most (each payload is at most 8,000 bytes). */
+const NOTIFY_BATCH = 500;
+
 /**
  * One LISTEN connection per process for every channel the modules care about. PostgreSQL sends a
  * NOTIFY only when its transaction commits, to every listening process: this is how changes made on
@@ -13,6 +19,8 @@ export class Notifications {
   private readonly reconnectHandlers: (() => void)[] = [];
   private client: pg.Client | undefined;
   private stopped = false;
+  private readonly outgoing: { channel: string; payload: string }[] = [];
+  private sending = false;
 
   constructor(
     private readonly connectionString: string,
@@ -33,12 +41,45 @@ export class Notifications {
     this.reconnectHandlers.push(handler);
   }
 
+  /**
+   * Sends a notification from outside any transaction: call it after your commit. PostgreSQL lets only
+   * one notifying transaction commit at a time, installation-wide, so a NOTIFY inside a write
+   * transaction serialises all such writes; here, notifications queued while one statement is in
+   * flight leave together in the next. Best effort: while the connection is down they are dropped, so
+   * a listener must be able to catch up from the data itself.
+   */
+  publish(channel: string, payload: string): void {
+    this.outgoing.push({ channel, payload });
+    if (this.sending) return;
+    this.sending = true;
+    setImmediate(() => void this.sendQueued());
+  }
+
+  private async sendQueued(): Promise<void> {
+    while (this.outgoing.length) {
+      const batch = this.outgoing.splice(0, NOTIFY_BATCH);
+      if (!this.client) {
+        this.logger.debug({ dropped: batch.length }, 'notification connection down; notifications dropped');
+        continue;
+      }
+      try {
+        await this.client.query('select pg_notify(n.channel, n.payload) from unnest($1::text[], $2::text[]) as n(channel, payload)', [
+          batch.map((notification) => notification.channel),
+          batch.map((notification) => notification.payload),
+        ]);
+      } catch (error) {
+        this.logger.warn({ err: error, dropped: batch.length }, 'sending notifications failed');
+      }
+    }
+    this.sending = false;
+  }
+
   async start(): Promise<void> {
     await this.connect(false);
   }
 
   private async connect(reconnecting: boolean): Promise<void> {
-    const client = new pg.Client({ connectionString: this.connectionString });
+    const client = new pg.Client({ connectionString: this.connectionString, application_name: NOTIFICATIONS_APPLICATION_NAME });
     client.on('notification', (message) => {
       for (const handler of this.handlers.get(message.channel) ?? []) {
         try {

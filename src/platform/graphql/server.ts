@@ -1,15 +1,16 @@
 import { ApolloServer, type BaseContext } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { execute, specifiedRules, subscribe, validate, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import { execute, specifiedRules, validate, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { parseCredential, type PresentedCredential } from '../auth/credentials.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger.js';
 import { formatGraphQLError } from './errors.js';
+import { subscribeSharingExecution } from './shared-execution.js';
 
 /** What every resolver can rely on; modules extend it with their loaders. */
 export interface PlatformContext extends BaseContext {
@@ -37,6 +38,12 @@ export interface GraphQLServerOptions<Context extends PlatformContext> {
 }
 
 export const GRAPHQL_PATH = '/graphql';
+
+/** Subscribers with the same credential see the same data, so they may share an execution. */
+function viewerKey(contextValue: unknown): string {
+  const credential = (contextValue as PlatformContext).credential;
+  return credential.kind === 'token' ? `token:${credential.token}` : credential.kind;
+}
 
 /**
  * Serves the schema at one path: GraphQL over HTTP (POST and GET) through Apollo Server, and
@@ -66,7 +73,8 @@ export async function registerGraphQL<Context extends PlatformContext>(
     allowBatchedHttpRequests: false,
     validationRules: armor.validationRules,
     formatError: (formatted, error) => formatGraphQLError(formatted, error, log),
-    plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginLandingPageDisabled()],
+    // No cache hints are set anywhere: the cache-control plugin would only walk every field for nothing.
+    plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()],
   });
   await apollo.start();
 
@@ -115,7 +123,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
         });
       },
       execute: (args: ExecutionArgs) => options.runInScope(() => execute(args)),
-      subscribe: (args: ExecutionArgs) => options.runInScope(() => subscribe(args)),
+      subscribe: (args: ExecutionArgs) => options.runInScope(() => subscribeSharingExecution(args, viewerKey)),
       onNext: (_ctx, _id, _payload, _args, result) => {
         if (!result.errors) return undefined;
         return {

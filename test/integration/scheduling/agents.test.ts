@@ -128,6 +128,18 @@ describe('POST /api/agents', () => {
       expect(await countAgents(t)).toBe(before);
     });
 
+    it('stops accepting a cached credential as soon as its agent changes in the database', async () => {
+      const agent = await createAgent(t, root, 'rotated');
+      const me = () => t.rest({ method: 'GET', url: '/api/bookings', headers: bearer(agent.token) });
+      expect((await me()).statusCode).toBe(200);
+      expect((await me()).statusCode).toBe(200); // now served from the process's credential cache
+      // An operator rotates the token by hand: the trigger's NOTIFY drops the cached entry.
+      await t.query('update agents set token_hash = $1 where id = $2', [sha256Hex('agt_rotated-elsewhere'), agent.id]);
+      const deadline = Date.now() + 5_000;
+      while ((await me()).statusCode === 200 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect((await me()).statusCode).toBe(401);
+    });
+
     it('answers 401 when both headers are sent, even with a valid token', async () => {
       const response = await post(t, { name: 'both' }, { ...bearer(root.token), ...apiKey(root.token) });
       expect(response.statusCode).toBe(401);

@@ -121,7 +121,7 @@ describe('bookingEvents subscription', () => {
     await resumed.close();
   });
 
-  it('replays what was committed while the notification connection was down', async () => {
+  it('replays what another process committed while the notification connection was down', async () => {
     const agent = await createAgent(t, root);
     const subscription = subscribe(url, agent.token);
     await subscription.ready;
@@ -129,14 +129,42 @@ describe('bookingEvents subscription', () => {
     const before = await book(agent);
     await subscription.waitFor(1);
 
-    // Cut the process's LISTEN connection; while it is down, a booking is committed unannounced.
-    const terminated = await t.query<{ ok: boolean }>(
-      `select pg_terminate_backend(pid) as ok from pg_stat_activity where datname = current_database() and query ilike 'listen %'`,
+    // A second process writes while every LISTEN connection is cut: its announcement is lost, and
+    // this process must find the event in the log once its connection is back.
+    const writer = await startTestApp({ databaseUrl: t.databaseUrl, jobs: false });
+    try {
+      const terminated = await t.query<{ ok: boolean }>(
+        `select pg_terminate_backend(pid) as ok from pg_stat_activity
+          where datname = current_database() and application_name = 'gateway-notifications'`,
+      );
+      expect(terminated.length).toBe(2);
+      const slot = slotAt(day++);
+      const during = await createBooking(writer, agent, slot.startsAt, slot.endsAt);
+      const events = await subscription.waitFor(2, 10_000);
+      expect(events.map((event) => event.booking.id)).toEqual([before.id, during.id]);
+    } finally {
+      await writer.app.close();
+      await writer.orm.close(true);
+      await subscription.close();
+    }
+  });
+
+  it('delivers an event that was committed but never announced, from the log', async () => {
+    const agent = await createAgent(t, root);
+    const subscription = subscribe(url, agent.token);
+    await subscription.ready;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const announced = await book(agent);
+    // Written as a writer that died right after its commit would leave it: in the log, never announced.
+    const [unannounced] = await t.query<{ cursor: string }>(
+      `select event_id::text as cursor from record_booking_event($1, 'booking.cancelled', $2::jsonb, now())`,
+      [agent.id, JSON.stringify({ ...announced, agentId: agent.id, rrule: null, warningSentAt: null, createdAt: new Date().toISOString() })],
     );
-    expect(terminated.length).toBeGreaterThan(0);
-    const during = await book(agent);
     const events = await subscription.waitFor(2, 10_000);
-    expect(events.map((event) => event.booking.id)).toEqual([before.id, during.id]);
+    expect(events.map((event) => event.cursor)).toEqual([expect.any(String), unannounced!.cursor]);
+    // And the next announced event follows it without a gap or a repeat.
+    const next = await book(agent);
+    expect((await subscription.waitFor(3)).map((event) => event.booking.id)).toEqual([announced.id, announced.id, next.id]);
     await subscription.close();
   });
 

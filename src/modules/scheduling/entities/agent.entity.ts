@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Check, Entity, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
+import { Check, Entity, Index, ManyToOne, PrimaryKey, Property, Trigger, Unique } from '@mikro-orm/decorators/legacy';
+import { AGENT_CREDENTIAL_CHANGED_BODY } from '../../../../migrations/Migration20261123000000_scheduling_fast_paths.js';
 
 /** An agent seat: owns a calendar and one credential (stored only as its SHA-256 hash). */
 @Entity({ tableName: 'agents' })
@@ -8,6 +9,14 @@ import { Check, Entity, Index, ManyToOne, PrimaryKey, Property, Unique } from '@
 @Unique({
   name: 'agents_single_root',
   expression: 'create unique index agents_single_root on agents ((parent_id is null)) where parent_id is null',
+})
+// Every process caches credentials; a changed or removed agent tells them all to forget it.
+@Trigger({
+  name: 'agents_credential_changed',
+  timing: 'after',
+  events: ['update', 'delete'],
+  forEach: 'row',
+  body: AGENT_CREDENTIAL_CHANGED_BODY,
 })
 export class Agent {
   @PrimaryKey({ type: 'uuid' })

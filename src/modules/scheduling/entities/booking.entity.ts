@@ -16,6 +16,16 @@ export type BookingStatus = 'confirmed' | 'cancelled';
   name: 'bookings_agent_live_ends_idx',
   expression: "create index bookings_agent_live_ends_idx on bookings (agent_id, ends_at) where status = 'confirmed'",
 })
+// Reminders due soon are found by a sweep over this index (see ReminderSweep).
+@Index({
+  name: 'bookings_reminder_due_idx',
+  expression: "create index bookings_reminder_due_idx on bookings (starts_at) where status = 'confirmed' and warning_sent_at is null",
+})
+// Window reads find the bookings overlapping [from, to) whatever the agent's past holds.
+@Index({
+  name: 'bookings_agent_range_idx',
+  expression: "create index bookings_agent_range_idx on bookings using gist (agent_id, tstzrange(starts_at, ends_at, '[)'))",
+})
 export class Booking {
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();

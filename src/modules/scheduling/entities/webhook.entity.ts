@@ -43,6 +43,10 @@ export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 @Entity({ tableName: 'webhook_deliveries' })
 @Check({ name: 'webhook_deliveries_status_check', expression: `"status" in ('pending', 'delivered', 'failed')` })
 @Index({ name: 'webhook_deliveries_webhook_idx', properties: ['webhook', 'createdAt'] })
+@Index({
+  name: 'webhook_deliveries_unqueued_idx',
+  expression: 'create index webhook_deliveries_unqueued_idx on webhook_deliveries (created_at) where queued_at is null',
+})
 export class WebhookDelivery {
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -67,6 +71,10 @@ export class WebhookDelivery {
 
   @Property({ type: 'text', nullable: true })
   lastError: string | null = null;
+
+  /** When the relay queued this delivery's job; null until then (see `queue_webhook_deliveries`). */
+  @Property({ type: 'Date', columnType: 'timestamptz', nullable: true })
+  queuedAt: Date | null = null;
 
   @Property({ type: 'Date', columnType: 'timestamptz' })
   createdAt: Date = new Date();

@@ -11,7 +11,7 @@ export class AgentResolver {
 
   @Query(() => AgentNode, { description: 'The calling agent, with its parent and children.' })
   async me(@Ctx() ctx: SchedulingContext): Promise<AgentNode> {
-    return AgentNode.from(await this.agents.authenticate(ctx.credential));
+    return AgentNode.from(await ctx.scheduling.actor());
   }
 
   @Mutation(() => CreateAgentPayload, {

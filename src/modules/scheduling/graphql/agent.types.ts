@@ -1,8 +1,8 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ID, InputType, ObjectType } from 'type-graphql';
-import type { Agent } from '../entities/agent.entity.js';
+import type { AgentRecord } from '../sql/agent.sql.js';
 
-@ObjectType('Agent', { description: 'An agent seat: owns a calendar and one credential.' })
+@ObjectType('Agent', { simpleResolvers: true, description: 'An agent seat: owns a calendar and one credential.' })
 export class AgentNode {
   @Field(() => ID)
   id!: string;
@@ -22,19 +22,12 @@ export class AgentNode {
   /** Not a GraphQL field: resolved through a dataloader by `AgentResolver.parent`. */
   parentId!: string | null;
 
-  static from(agent: Agent): AgentNode {
-    return Object.assign(new AgentNode(), {
-      id: agent.id,
-      name: agent.name,
-      metadata: agent.metadata,
-      config: agent.config,
-      createdAt: agent.createdAt,
-      parentId: agent.parent?.id ?? null,
-    });
+  static from(agent: AgentRecord): AgentNode {
+    return Object.assign(new AgentNode(), agent);
   }
 }
 
-@ObjectType({ description: 'How to send the new credential; the same text for every agent.' })
+@ObjectType({ simpleResolvers: true, description: 'How to send the new credential; the same text for every agent.' })
 export class NextStep {
   @Field()
   savePublicToken!: boolean;
@@ -49,7 +42,7 @@ export class NextStep {
   message!: string;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class CreateAgentPayload {
   @Field(() => AgentNode)
   agent!: AgentNode;

@@ -3,7 +3,7 @@ import type { BookingEventView } from '../booking-events.js';
 import { BookingNode } from './booking.types.js';
 import type { SchedulingContext } from './context.js';
 
-@ObjectType('BookingEvent', { description: 'Something that happened to one of your bookings.' })
+@ObjectType('BookingEvent', { simpleResolvers: true, description: 'Something that happened to one of your bookings.' })
 export class BookingEventNode {
   @Field({ description: 'Monotonically increasing; pass it as `after` to resume without gap or duplicate.' })
   cursor!: string;

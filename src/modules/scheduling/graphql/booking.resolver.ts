@@ -1,6 +1,5 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { AppError } from '../../../platform/errors.js';
-import type { AgentService } from '../agent.service.js';
 import { BOOKING_LIMITS, type BookingCursor, type BookingService } from '../booking.service.js';
 import { AgentNode } from './agent.types.js';
 import {
@@ -25,10 +24,7 @@ function decodeCursor(cursor: string): BookingCursor {
 
 @Resolver(() => BookingNode)
 export class BookingResolver {
-  constructor(
-    private readonly agents: AgentService,
-    private readonly calendar: BookingService,
-  ) {}
+  constructor(private readonly calendar: BookingService) {}
 
   @Query(() => BookingConnection, { description: "The caller's bookings intersecting [from, to), by startsAt." })
   async bookings(
@@ -38,7 +34,7 @@ export class BookingResolver {
     @Arg('first', () => Int, { defaultValue: BOOKING_LIMITS.listDefault }) first = BOOKING_LIMITS.listDefault as number,
     @Arg('after', () => String, { nullable: true }) after?: string | null,
   ): Promise<BookingConnection> {
-    const actor = await this.agents.authenticate(ctx.credential);
+    const actor = await ctx.scheduling.actor();
     const page = await this.calendar.list(
       actor,
       { from: from ?? undefined, to: to ?? undefined },
@@ -51,7 +47,7 @@ export class BookingResolver {
 
   @Query(() => BookingNode)
   async booking(@Arg('id', () => ID) id: string, @Ctx() ctx: SchedulingContext): Promise<BookingNode> {
-    const actor = await this.agents.authenticate(ctx.credential);
+    const actor = await ctx.scheduling.actor();
     return BookingNode.from(await this.calendar.get(actor, id));
   }
 
@@ -61,20 +57,20 @@ export class BookingResolver {
     @Ctx() ctx: SchedulingContext,
     @Arg('limit', () => Int, { defaultValue: BOOKING_LIMITS.listDefault }) limit = BOOKING_LIMITS.listDefault as number,
   ): Promise<SlotNode[]> {
-    const actor = await this.agents.authenticate(ctx.credential);
+    const actor = await ctx.scheduling.actor();
     return (await this.calendar.occurrences(actor, bookingId, checkLimit('limit', limit, BOOKING_LIMITS.listMax))).map(SlotNode.from);
   }
 
   @Query(() => FreeBusy, { description: "Busy and free intervals of the caller's calendar inside [from, to)." })
   async freeBusy(@Arg('from') from: Date, @Arg('to') to: Date, @Ctx() ctx: SchedulingContext): Promise<FreeBusy> {
-    const actor = await this.agents.authenticate(ctx.credential);
+    const actor = await ctx.scheduling.actor();
     const { busy, free } = await this.calendar.freeBusy(actor, from, to);
     return { busy: busy.map(SlotNode.from), free: free.map(SlotNode.from) };
   }
 
   @Query(() => BookingPreview, { description: 'A dry run of createBooking: conflicts and clashing occurrences, nothing written.' })
   async previewBooking(@Arg('input') input: CreateBookingInput, @Ctx() ctx: SchedulingContext): Promise<BookingPreview> {
-    const actor = await this.agents.authenticate(ctx.credential);
+    const actor = await ctx.scheduling.actor();
     const preview = await this.calendar.preview(actor, input);
     return {
       conflicts: preview.conflicts.map(BookingNode.from),
@@ -87,13 +83,13 @@ export class BookingResolver {
 
   @Mutation(() => BookingNode)
   async createBooking(@Arg('input') input: CreateBookingInput, @Ctx() ctx: SchedulingContext): Promise<BookingNode> {
-    const actor = await this.agents.authenticate(ctx.credential);
+    const actor = await ctx.scheduling.actor();
     return BookingNode.from(await this.calendar.create(actor, input));
   }
 
   @Mutation(() => BookingNode, { description: 'Soft-cancels a booking (idempotent); the row is kept.' })
   async cancelBooking(@Arg('id', () => ID) id: string, @Ctx() ctx: SchedulingContext): Promise<BookingNode> {
-    const actor = await this.agents.authenticate(ctx.credential);
+    const actor = await ctx.scheduling.actor();
     return BookingNode.from(await this.calendar.cancel(actor, id));
   }
 
@@ -103,7 +99,7 @@ export class BookingResolver {
     @Arg('startsAt') startsAt: Date,
     @Ctx() ctx: SchedulingContext,
   ): Promise<BookingNode> {
-    const actor = await this.agents.authenticate(ctx.credential);
+    const actor = await ctx.scheduling.actor();
     return BookingNode.from(await this.calendar.cancelOccurrence(actor, bookingId, startsAt));
   }
 

@@ -3,7 +3,9 @@ import type { BookingView } from '../booking.service.js';
 import type { Slot } from '../recurrence.js';
 import { AgentNode } from './agent.types.js';
 
-@ObjectType('Booking', { description: 'A half-open time range [startsAt, endsAt) on an agent calendar; with an rrule, the first occurrence of a series.' })
+// simpleResolvers (here and on every scheduling type): plain properties use graphql's default
+// resolver; type-graphql's per-field wrapper would run for every field of every row of a list.
+@ObjectType('Booking', { simpleResolvers: true, description: 'A half-open time range [startsAt, endsAt) on an agent calendar; with an rrule, the first occurrence of a series.' })
 export class BookingNode {
   @Field(() => ID)
   id!: string;
@@ -37,7 +39,7 @@ export class BookingNode {
   }
 }
 
-@ObjectType('OccurrenceSlot', { description: 'One concrete occurrence: [startsAt, endsAt).' })
+@ObjectType('OccurrenceSlot', { simpleResolvers: true, description: 'One concrete occurrence: [startsAt, endsAt).' })
 export class SlotNode {
   @Field()
   startsAt!: Date;
@@ -50,7 +52,7 @@ export class SlotNode {
   }
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class BookingEdge {
   @Field()
   cursor!: string;
@@ -59,7 +61,7 @@ export class BookingEdge {
   node!: BookingNode;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class PageInfo {
   @Field()
   hasNextPage!: boolean;
@@ -68,7 +70,7 @@ export class PageInfo {
   endCursor!: string | null;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class BookingConnection {
   @Field(() => [BookingEdge])
   edges!: BookingEdge[];
@@ -96,7 +98,7 @@ export class CreateBookingInput {
   rrule?: string | null;
 }
 
-@ObjectType({ description: 'A dry run of createBooking: nothing is written.' })
+@ObjectType({ simpleResolvers: true, description: 'A dry run of createBooking: nothing is written.' })
 export class BookingPreview {
   @Field(() => [BookingNode], { description: 'Existing bookings that the new one would overlap.' })
   conflicts!: BookingNode[];
@@ -114,7 +116,7 @@ export class BookingPreview {
   available!: boolean;
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class FreeBusy {
   @Field(() => [SlotNode], { description: 'Merged busy intervals inside the window.' })
   busy!: SlotNode[];

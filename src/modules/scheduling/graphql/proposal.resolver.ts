@@ -1,5 +1,4 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { AgentService } from '../agent.service.js';
 import { PROPOSAL_LIMITS, type ProposalService } from '../proposal.service.js';
 import { AgentNode } from './agent.types.js';
 import type { SchedulingContext } from './context.js';
@@ -8,10 +7,7 @@ import { CreateProposalInput, ProposalNode, ProposalRoleFilter, ProposalStatusFi
 
 @Resolver(() => ProposalNode)
 export class ProposalResolver {
-  constructor(
-    private readonly agents: AgentService,
-    private readonly proposalService: ProposalService,
-  ) {}
+  constructor(private readonly proposalService: ProposalService) {}
 
   @Query(() => [ProposalNode], { description: "The caller's proposals, newest first." })
   async proposals(
@@ -20,7 +16,7 @@ export class ProposalResolver {
     @Arg('status', () => ProposalStatusFilter, { nullable: true }) status?: ProposalStatusFilter | null,
     @Arg('first', () => Int, { defaultValue: PROPOSAL_LIMITS.listDefault }) first = PROPOSAL_LIMITS.listDefault as number,
   ): Promise<ProposalNode[]> {
-    const actor = await this.agents.authenticate(ctx.credential);
+    const actor = await ctx.scheduling.actor();
     const proposals = await this.proposalService.list(actor, {
       role: role ?? undefined,
       status: status ?? undefined,
@@ -31,13 +27,13 @@ export class ProposalResolver {
 
   @Query(() => ProposalNode)
   async proposal(@Arg('id', () => ID) id: string, @Ctx() ctx: SchedulingContext): Promise<ProposalNode> {
-    const actor = await this.agents.authenticate(ctx.credential);
+    const actor = await ctx.scheduling.actor();
     return ProposalNode.from(await this.proposalService.get(actor, id));
   }
 
   @Mutation(() => ProposalNode, { description: 'Asks the target agent to transfer the slot; starts pending.' })
   async createProposal(@Arg('input') input: CreateProposalInput, @Ctx() ctx: SchedulingContext): Promise<ProposalNode> {
-    const actor = await this.agents.authenticate(ctx.credential);
+    const actor = await ctx.scheduling.actor();
     return ProposalNode.from(await this.proposalService.create(actor, input));
   }
 
@@ -72,7 +68,7 @@ export class ProposalResolver {
   }
 
   private async decide(decision: 'accept' | 'reject' | 'decline' | 'withdraw', id: string, ctx: SchedulingContext): Promise<ProposalNode> {
-    const actor = await this.agents.authenticate(ctx.credential);
+    const actor = await ctx.scheduling.actor();
     return ProposalNode.from(await this.proposalService[decision](actor, id));
   }
 }

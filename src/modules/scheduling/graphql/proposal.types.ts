@@ -16,7 +16,7 @@ export enum ProposalStatusFilter {
 }
 registerEnumType(ProposalStatusFilter, { name: 'ProposalStatus' });
 
-@ObjectType('Proposal', { description: 'A request to transfer the slot [startsAt, endsAt) from the target agent to the proposer.' })
+@ObjectType('Proposal', { simpleResolvers: true, description: 'A request to transfer the slot [startsAt, endsAt) from the target agent to the proposer.' })
 export class ProposalNode {
   @Field(() => ID)
   id!: string;

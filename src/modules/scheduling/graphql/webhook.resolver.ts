@@ -1,5 +1,4 @@
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
-import type { AgentService } from '../agent.service.js';
 import type { WebhookService } from '../webhook.service.js';
 import type { SchedulingContext } from './context.js';
 import { checkLimit } from './limits.js';
@@ -7,14 +6,11 @@ import { DeliveryStatusFilter, RegisteredWebhook, RegisterWebhookInput, WebhookD
 
 @Resolver(() => WebhookNode)
 export class WebhookResolver {
-  constructor(
-    private readonly agents: AgentService,
-    private readonly webhookService: WebhookService,
-  ) {}
+  constructor(private readonly webhookService: WebhookService) {}
 
   @Query(() => [WebhookNode], { description: "The caller's webhooks." })
   async webhooks(@Ctx() ctx: SchedulingContext): Promise<WebhookNode[]> {
-    const actor = await this.agents.authenticate(ctx.credential);
+    const actor = await ctx.scheduling.actor();
     return (await this.webhookService.list(actor)).map(WebhookNode.from);
   }
 
@@ -25,7 +21,7 @@ export class WebhookResolver {
     @Arg('status', () => DeliveryStatusFilter, { nullable: true }) status?: DeliveryStatusFilter | null,
     @Arg('first', () => Int, { defaultValue: 50 }) first = 50,
   ): Promise<WebhookDeliveryNode[]> {
-    const actor = await this.agents.authenticate(ctx.credential);
+    const actor = await ctx.scheduling.actor();
     const deliveries = await this.webhookService.deliveries(actor, {
       webhookId: webhookId ?? undefined,
       status: status ?? undefined,
@@ -36,27 +32,27 @@ export class WebhookResolver {
 
   @Mutation(() => RegisteredWebhook)
   async registerWebhook(@Arg('input') input: RegisterWebhookInput, @Ctx() ctx: SchedulingContext): Promise<RegisteredWebhook> {
-    const actor = await this.agents.authenticate(ctx.credential);
+    const actor = await ctx.scheduling.actor();
     const { secret, ...webhook } = await this.webhookService.register(actor, { url: input.url, events: input.events ?? undefined });
     return { webhook: WebhookNode.from(webhook), secret };
   }
 
   @Mutation(() => Boolean)
   async deleteWebhook(@Arg('id', () => ID) id: string, @Ctx() ctx: SchedulingContext): Promise<boolean> {
-    const actor = await this.agents.authenticate(ctx.credential);
+    const actor = await ctx.scheduling.actor();
     await this.webhookService.delete(actor, id);
     return true;
   }
 
   @Mutation(() => WebhookNode, { description: 'Turns a disabled endpoint back on.' })
   async enableWebhook(@Arg('id', () => ID) id: string, @Ctx() ctx: SchedulingContext): Promise<WebhookNode> {
-    const actor = await this.agents.authenticate(ctx.credential);
+    const actor = await ctx.scheduling.actor();
     return WebhookNode.from(await this.webhookService.enable(actor, id));
   }
 
   @Mutation(() => WebhookDeliveryNode, { description: 'Sends the event of a delivery again, as a new delivery.' })
   async redeliverWebhook(@Arg('deliveryId', () => ID) deliveryId: string, @Ctx() ctx: SchedulingContext): Promise<WebhookDeliveryNode> {
-    const actor = await this.agents.authenticate(ctx.credential);
+    const actor = await ctx.scheduling.actor();
     return WebhookDeliveryNode.from(await this.webhookService.redeliver(actor, deliveryId));
   }
 }

@@ -8,7 +8,7 @@ export enum DeliveryStatusFilter {
 }
 registerEnumType(DeliveryStatusFilter, { name: 'WebhookDeliveryStatus' });
 
-@ObjectType('Webhook', { description: 'An endpoint receiving booking events, signed per the Standard Webhooks spec.' })
+@ObjectType('Webhook', { simpleResolvers: true, description: 'An endpoint receiving booking events, signed per the Standard Webhooks spec.' })
 export class WebhookNode {
   @Field(() => ID)
   id!: string;
@@ -39,7 +39,7 @@ export class WebhookNode {
   }
 }
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class RegisteredWebhook {
   @Field(() => WebhookNode)
   webhook!: WebhookNode;
@@ -48,7 +48,7 @@ export class RegisteredWebhook {
   secret!: string;
 }
 
-@ObjectType('WebhookAttempt')
+@ObjectType('WebhookAttempt', { simpleResolvers: true })
 export class WebhookAttemptNode {
   @Field(() => Int)
   attempt!: number;
@@ -66,7 +66,7 @@ export class WebhookAttemptNode {
   durationMs!: number;
 }
 
-@ObjectType('WebhookDelivery')
+@ObjectType('WebhookDelivery', { simpleResolvers: true })
 export class WebhookDeliveryNode {
   @Field(() => ID)
   id!: string;

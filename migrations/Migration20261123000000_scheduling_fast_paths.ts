@@ -1,0 +1,122 @@
+import { Migration } from '@mikro-orm/migrations';
+
+/** Kept identical to the `@Trigger` on the Agent entity (MikroORM compares trigger bodies). */
+export const AGENT_CREDENTIAL_CHANGED_BODY = `
+  perform pg_notify('agent_credentials', old.token_hash);
+  return null;
+`;
+
+/**
+ * Booking writes no longer run one at a time for the whole installation.
+ *
+ * - Events: `record_booking_event` took one advisory lock for the database and sent a NOTIFY and a
+ *   job per webhook inside the writing transaction (PostgreSQL's notify queue lock is global and held
+ *   through the commit). An agent's events are now ordered by that agent's row lock alone, each event
+ *   names the agent's previous one (so a reader sees a gap), and announcements leave after commit
+ *   from the application. Deliveries are queued by a relay (`queue_webhook_deliveries`), reminders
+ *   found by a sweep over an index instead of one job per booking.
+ * - `create_booking`: the whole create (lock, idempotency, cap, booking, slots, event) is one call.
+ * - Window reads use a range index, so their cost does not grow with an agent's past.
+ * - A changed or removed agent tells every process to drop its cached credential.
+ */
+export class Migration20261123000000_scheduling_fast_paths extends Migration {
+  override up(): void {
+    this.addSql(`alter table webhook_deliveries add column queued_at timestamptz null;`);
+    // Deliveries written before this migration already have their job.
+    this.addSql(`update webhook_deliveries set queued_at = created_at;`);
+    this.addSql(`create index webhook_deliveries_unqueued_idx on webhook_deliveries (created_at) where queued_at is null;`);
+
+    this.addSql(`
+      create index bookings_reminder_due_idx on bookings (starts_at)
+        where status = 'confirmed' and warning_sent_at is null;`);
+    this.addSql(`create index bookings_agent_range_idx on bookings using gist (agent_id, tstzrange(starts_at, ends_at, '[)'));`);
+
+    this.addSql(`drop function record_booking_event(uuid, text, jsonb, timestamptz);`);
+    this.addSql(`
+      create function record_booking_event(p_agent uuid, p_type text, p_booking jsonb, p_at timestamptz,
+                                           out event_id bigint, out previous_event_id bigint, out deliveries int)
+      language plpgsql as $$
+      begin
+        -- The agent's row lock, held from before the cursor is taken until commit, makes one agent's
+        -- cursors commit in order (a no-op when the caller holds it already). Other agents never wait.
+        perform 1 from agents where id = p_agent for no key update;
+        select max(e.id) into previous_event_id from booking_events e where e.agent_id = p_agent;
+        insert into booking_events (agent_id, type, booking_id, booking, created_at)
+          values (p_agent, p_type, (p_booking->>'id')::uuid, p_booking, p_at)
+          returning id into event_id;
+        -- queued_at stays null: the relay queues the deliveries' jobs after commit.
+        insert into webhook_deliveries (id, webhook_id, event_id, status, attempts, created_at)
+        select gen_random_uuid(), w.id, record_booking_event.event_id, 'pending', 0, p_at
+          from webhooks w
+         where w.agent_id = p_agent and w.disabled_at is null and p_type = any (w.events);
+        get diagnostics deliveries = row_count;
+      end
+      $$;`);
+
+    // One call creates a booking: lock, idempotent replay, cap (counted no further than the cap),
+    // the booking, its slots under the exclusion constraint, the stored outcome and the event.
+    // Refusals come back as a value; an overlap raises 23P01 like any insert.
+    this.addSql(`
+      create function create_booking(p_booking jsonb, p_slots jsonb, p_cap int, p_key text, p_request_hash text,
+                                     p_key_valid_after timestamptz, p_at timestamptz)
+      returns jsonb language plpgsql as $$
+      declare
+        v_agent uuid := (p_booking->>'agentId')::uuid;
+        v_id uuid := (p_booking->>'id')::uuid;
+        v_stored record;
+        v_live int;
+        v_event record;
+      begin
+        perform 1 from agents where id = v_agent for no key update;
+        if p_key is not null then
+          select k.request_hash, k.outcome into v_stored from idempotency_keys k
+           where k.agent_id = v_agent and k.operation = 'create_booking' and k.key = p_key and k.created_at >= p_key_valid_after;
+          if found then
+            if v_stored.request_hash <> p_request_hash then return '{"conflict": true}'::jsonb; end if;
+            return jsonb_build_object('replay', v_stored.outcome);
+          end if;
+        end if;
+        select count(*) into v_live
+          from (select 1 from bookings b where b.agent_id = v_agent and b.status = 'confirmed' and b.ends_at > p_at limit p_cap) live;
+        if v_live >= p_cap then return '{"refused": "booking_cap_reached"}'::jsonb; end if;
+
+        insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at)
+          values (v_id, v_agent, (p_booking->>'startsAt')::timestamptz, (p_booking->>'endsAt')::timestamptz, 'confirmed',
+                  p_booking->>'rrule', '[]'::jsonb, (p_booking->>'createdAt')::timestamptz);
+        insert into booking_slots (booking_id, agent_id, starts_at, ends_at)
+        select v_id, v_agent, s.starts_at, s.ends_at
+          from jsonb_to_recordset(p_slots) as s(starts_at timestamptz, ends_at timestamptz);
+        if p_key is not null then
+          insert into idempotency_keys (agent_id, operation, key, request_hash, outcome, created_at)
+          values (v_agent, 'create_booking', p_key, p_request_hash, jsonb_build_object('ok', p_booking), p_at)
+          on conflict (agent_id, operation, key) do update
+            set request_hash = excluded.request_hash, outcome = excluded.outcome, created_at = excluded.created_at;
+        end if;
+        select * into v_event from record_booking_event(v_agent, 'booking.created', p_booking, p_at);
+        return jsonb_build_object('eventId', v_event.event_id::text, 'previousEventId', v_event.previous_event_id::text,
+                                  'deliveries', v_event.deliveries);
+      end
+      $$;`);
+
+    // The relay: deliveries whose job is not queued yet get one, many per call and one NOTIFY for all.
+    // Skip-locked claims let every process run it at once without queuing a delivery twice.
+    this.addSql(`
+      create function queue_webhook_deliveries(p_limit int) returns int language sql as $$
+        with due as (
+          select id from webhook_deliveries where queued_at is null order by created_at limit p_limit for update skip locked
+        ), queued as (
+          update webhook_deliveries d set queued_at = now() from due where d.id = due.id returning d.id
+        ), jobs as (
+          select graphile_worker.add_jobs(array_agg(row('deliver_webhook', json_build_object('deliveryId', q.id), null, null, null,
+                                                         'delivery:' || q.id, null, null)::graphile_worker.job_spec))
+            from queued q having count(*) > 0
+        )
+        select count(*)::int from jobs;
+      $$;`);
+
+    this.addSql(`create function agents_agents_credential_changed_fn() returns trigger language plpgsql as $$
+begin${AGENT_CREDENTIAL_CHANGED_BODY}end;
+$$;`);
+    this.addSql(`create trigger agents_credential_changed after update or delete on agents for each row execute function agents_agents_credential_changed_fn();`);
+  }
+}

@@ -1,0 +1,60 @@
+import { namedStatement } from '../../../platform/db/statements.js';
+import type { Agent } from '../entities/agent.entity.js';
+
+/**
+ * An agent as plain, immutable data: what a credential resolves to (cached per process, shared by
+ * requests) and what loaders hand to resolvers. Entities stay inside units of work.
+ */
+export interface AgentRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly metadata: Record<string, unknown>;
+  readonly config: Record<string, unknown>;
+  readonly parentId: string | null;
+  readonly createdAt: Date;
+}
+
+export interface AgentRow {
+  id: string;
+  name: string;
+  metadata: Record<string, unknown>;
+  config: Record<string, unknown>;
+  parent_id: string | null;
+  created_at: Date | string;
+}
+
+export function toAgentRecord(row: AgentRow): AgentRecord {
+  return Object.freeze({
+    id: row.id,
+    name: row.name,
+    metadata: row.metadata,
+    config: row.config,
+    parentId: row.parent_id,
+    createdAt: new Date(row.created_at),
+  });
+}
+
+export function agentRecordOf(agent: Agent): AgentRecord {
+  return toAgentRecord({
+    id: agent.id,
+    name: agent.name,
+    metadata: agent.metadata,
+    config: agent.config,
+    parent_id: agent.parent?.id ?? null,
+    created_at: agent.createdAt,
+  });
+}
+
+const AGENT_COLUMNS = 'id, name, metadata, config, parent_id, created_at';
+
+/** Every authenticated request starts here (when the credential is not cached): one index probe. */
+export const AGENT_BY_TOKEN_HASH = namedStatement<[tokenHash: string], AgentRow>(
+  'agent_by_token_hash',
+  `select ${AGENT_COLUMNS} from agents where token_hash = $1`,
+);
+
+/** The batched agent loader of GraphQL (`Booking.agent`, `Agent.parent`, proposals). */
+export const AGENTS_BY_ID = namedStatement<[ids: string[]], AgentRow>(
+  'agents_by_id',
+  `select ${AGENT_COLUMNS} from agents where id = any($1::uuid[])`,
+);

@@ -1,0 +1,92 @@
+import { namedStatement } from '../../../platform/db/statements.js';
+import type { BookingView } from '../booking.service.js';
+import type { BookingItem } from '../booking-item.js';
+import type { StoredOutcome } from '../idempotency.js';
+
+export interface BookingRow {
+  id: string;
+  agent_id: string;
+  starts_at: Date | string;
+  ends_at: Date | string;
+  status: 'confirmed' | 'cancelled';
+  rrule: string | null;
+  warning_sent_at: Date | string | null;
+  created_at: Date | string;
+}
+
+export function toBookingView(row: BookingRow): BookingView {
+  return {
+    id: row.id,
+    agentId: row.agent_id,
+    startsAt: new Date(row.starts_at),
+    endsAt: new Date(row.ends_at),
+    status: row.status,
+    rrule: row.rrule,
+    warningSentAt: row.warning_sent_at === null ? null : new Date(row.warning_sent_at),
+    createdAt: new Date(row.created_at),
+  };
+}
+
+const BOOKING_COLUMNS = 'id, agent_id, starts_at, ends_at, status, rrule, warning_sent_at, created_at';
+
+/** What `create_booking` answers: the event it wrote, or why nothing was written. */
+export type CreateBookingOutcome =
+  | { eventId: string; previousEventId: string | null; deliveries: number }
+  | { replay: StoredOutcome<BookingItem> }
+  | { refused: 'booking_cap_reached' }
+  | { conflict: true };
+
+/**
+ * The whole create in one round trip (the `create_booking` function): about nine statements with the
+ * ORM (lock, key lookup, cap count, insert, slots, key, event, begin, commit) become one.
+ */
+export const CREATE_BOOKING = namedStatement<
+  [item: string, slots: string, cap: number, key: string | null, requestHash: string | null, keyValidAfter: Date, at: Date],
+  { outcome: CreateBookingOutcome }
+>(
+  'create_booking',
+  'select create_booking($1::jsonb, $2::jsonb, $3::int, $4::text, $5::text, $6::timestamptz, $7::timestamptz) as outcome',
+);
+
+/**
+ * A window with a lower edge: the bookings overlapping [from, to), found through the range index so
+ * the cost follows the window, not the agent's past (the (agent, starts_at) index would walk every
+ * earlier booking and filter on ends_at). Materialised so the planner cannot trade it for that walk.
+ */
+export const BOOKINGS_OVERLAPPING = namedStatement<
+  [agentId: string, from: Date, to: Date | null, afterStartsAt: Date | null, afterId: string | null, limit: number],
+  BookingRow
+>(
+  'bookings_overlapping',
+  `with window_rows as materialized (
+     select ${BOOKING_COLUMNS} from bookings
+      where agent_id = $1 and tstzrange(starts_at, ends_at, '[)') && tstzrange($2::timestamptz, $3::timestamptz, '[)')
+   )
+   select * from window_rows
+    where $4::timestamptz is null or (starts_at, id) > ($4::timestamptz, $5::uuid)
+    order by starts_at, id
+    limit $6`,
+);
+
+/** No lower edge: the calendar from its first booking, in (starts_at, id) order, stopping at the limit. */
+export const BOOKINGS_FROM_START = namedStatement<
+  [agentId: string, to: Date | null, afterStartsAt: Date | null, afterId: string | null, limit: number],
+  BookingRow
+>(
+  'bookings_from_start',
+  `select ${BOOKING_COLUMNS} from bookings
+    where agent_id = $1
+      and ($2::timestamptz is null or starts_at < $2::timestamptz)
+      and ($3::timestamptz is null or (starts_at, id) > ($3::timestamptz, $4::uuid))
+    order by starts_at, id
+    limit $5`,
+);
+
+/** Confirmed bookings whose reminder is due (the sweep), over the partial `bookings_reminder_due_idx`. */
+export const DUE_REMINDERS = namedStatement<[now: Date, dueBy: Date, limit: number], { id: string }>(
+  'due_reminders',
+  `select id from bookings
+    where status = 'confirmed' and warning_sent_at is null and starts_at > $1::timestamptz and starts_at <= $2::timestamptz
+    order by starts_at
+    limit $3`,
+);

@@ -1,0 +1,47 @@
+import type pg from 'pg';
+import type { Orm } from './orm.js';
+
+/**
+ * A hot-path SQL statement with a name. PostgreSQL parses and plans a named statement once per
+ * connection and afterwards only binds and executes it; the ORM sends every statement as new text
+ * with its parameters inlined. Each statement lives next to the module that owns it and says why it
+ * is hand-written.
+ */
+export interface NamedStatement<Params extends readonly unknown[], Row> {
+  readonly name: string;
+  readonly text: string;
+  /** Type carrier only. */
+  readonly _types?: { params: Params; row: Row };
+}
+
+export function namedStatement<Params extends readonly unknown[], Row>(name: string, text: string): NamedStatement<Params, Row> {
+  return { name, text };
+}
+
+/**
+ * Runs named statements on the ORM's own connection pool (one pool, one set of limits), each as one
+ * round trip in autocommit. Statements are reported to the ORM's `onQuery` hook like its own, so
+ * statement-counting tests see them.
+ */
+export class Statements {
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly onQuery: (sql: string) => void,
+  ) {}
+
+  static async forOrm(orm: Orm): Promise<Statements> {
+    const pool = (await orm.em.getConnection().getNativeClient()) as pg.Pool;
+    const onQuery = orm.config.get('onQuery') as ((sql: string, params: unknown[]) => string) | undefined;
+    return new Statements(pool, (sql) => onQuery?.(sql, []));
+  }
+
+  async rows<Params extends readonly unknown[], Row>(statement: NamedStatement<Params, Row>, params: Params): Promise<Row[]> {
+    this.onQuery(statement.text);
+    const result = await this.pool.query({ name: statement.name, text: statement.text, values: params as unknown as unknown[] });
+    return result.rows as Row[];
+  }
+
+  async one<Params extends readonly unknown[], Row>(statement: NamedStatement<Params, Row>, params: Params): Promise<Row | undefined> {
+    return (await this.rows(statement, params))[0];
+  }
+}
