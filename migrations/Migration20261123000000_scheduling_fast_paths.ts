@@ -15,7 +15,8 @@ export const AGENT_CREDENTIAL_CHANGED_BODY = `
  *   names the agent's previous one (so a reader sees a gap), and announcements leave after commit
  *   from the application. Deliveries are queued by a relay (`queue_webhook_deliveries`), reminders
  *   found by a sweep over an index instead of one job per booking.
- * - `create_booking`: the whole create (lock, idempotency, cap, booking, slots, event) is one call.
+ * - `create_booking`, `cancel_booking`, `accept_proposal`: each write (locks, rules, rows, event) is
+ *   one call.
  * - Window reads use a range index, so their cost does not grow with an agent's past.
  * - A changed or removed agent tells every process to drop its cached credential.
  */
@@ -93,8 +94,104 @@ export class Migration20261123000000_scheduling_fast_paths extends Migration {
             set request_hash = excluded.request_hash, outcome = excluded.outcome, created_at = excluded.created_at;
         end if;
         select * into v_event from record_booking_event(v_agent, 'booking.created', p_booking, p_at);
-        return jsonb_build_object('eventId', v_event.event_id::text, 'previousEventId', v_event.previous_event_id::text,
-                                  'deliveries', v_event.deliveries);
+        return jsonb_build_object('events', jsonb_build_array(jsonb_build_object(
+          'eventId', v_event.event_id::text, 'previousEventId', v_event.previous_event_id::text, 'agentId', v_agent, 'type', 'booking.created')),
+          'deliveries', v_event.deliveries);
+      end
+      $$;`);
+
+    // A booking as the seed's BookingItem (UTC, milliseconds, like JavaScript's toISOString): the
+    // payload of events written by the functions below.
+    this.addSql(`
+      create function booking_item(b bookings) returns jsonb language sql immutable as $$
+        select jsonb_build_object(
+          'id', b.id, 'agentId', b.agent_id,
+          'startsAt', to_char(b.starts_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          'endsAt', to_char(b.ends_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          'status', b.status, 'rrule', b.rrule,
+          'warningSentAt', to_char(b.warning_sent_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          'createdAt', to_char(b.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'));
+      $$;`);
+
+    // Soft-cancel in one call: the caller's booking only, its slots freed, the event written.
+    this.addSql(`
+      create function cancel_booking(p_agent uuid, p_booking uuid, p_at timestamptz) returns jsonb language plpgsql as $$
+      declare
+        v_booking bookings;
+        v_event record;
+      begin
+        perform 1 from agents where id = p_agent for no key update;
+        update bookings set status = 'cancelled', cancelled_at = p_at
+         where id = p_booking and agent_id = p_agent and status = 'confirmed'
+        returning * into v_booking;
+        if not found then
+          select * into v_booking from bookings where id = p_booking;
+          if not found then return '{"missing": true}'::jsonb; end if;
+          if v_booking.agent_id <> p_agent then return '{"forbidden": true}'::jsonb; end if;
+          return jsonb_build_object('booking', booking_item(v_booking));
+        end if;
+        delete from booking_slots where booking_id = p_booking;
+        select * into v_event from record_booking_event(p_agent, 'booking.cancelled', booking_item(v_booking), p_at);
+        return jsonb_build_object('booking', booking_item(v_booking), 'events', jsonb_build_array(jsonb_build_object(
+          'eventId', v_event.event_id::text, 'previousEventId', v_event.previous_event_id::text, 'agentId', p_agent, 'type', 'booking.cancelled')),
+          'deliveries', v_event.deliveries);
+      end
+      $$;`);
+
+    // Accepting a proposal in one call: both agents locked in id order, the conditional status update,
+    // the target's booking of exactly that range moved to the proposer (or a new one created), the
+    // events. An overlap on the proposer's calendar raises 23P01 and nothing is kept.
+    this.addSql(`
+      create function accept_proposal(p_actor uuid, p_proposal uuid, p_at timestamptz) returns jsonb language plpgsql as $$
+      declare
+        v_proposal proposals;
+        v_booking bookings;
+        v_created record;
+        v_transferred record;
+        v_events jsonb;
+        v_deliveries int;
+      begin
+        select * into v_proposal from proposals where id = p_proposal;
+        if not found then return '{"missing": true}'::jsonb; end if;
+        if v_proposal.target_agent_id <> p_actor then return '{"forbidden": true}'::jsonb; end if;
+        perform 1 from agents where id in (v_proposal.proposer_agent_id, v_proposal.target_agent_id) order by id for no key update;
+        update proposals set status = 'accepted', decided_at = p_at where id = p_proposal and status = 'pending'
+        returning * into v_proposal;
+        if not found then
+          return jsonb_build_object('notPending', (select status from proposals where id = p_proposal));
+        end if;
+
+        update bookings set agent_id = v_proposal.proposer_agent_id
+         where id = (select b.id from bookings b
+                      where b.agent_id = v_proposal.target_agent_id and b.status = 'confirmed'
+                        and b.starts_at = v_proposal.starts_at and b.ends_at = v_proposal.ends_at
+                      limit 1)
+        returning * into v_booking;
+        if found then
+          update booking_slots set agent_id = v_proposal.proposer_agent_id where booking_id = v_booking.id;
+          select * into v_created from record_booking_event(v_proposal.proposer_agent_id, 'booking.created', booking_item(v_booking), p_at);
+          select * into v_transferred from record_booking_event(v_proposal.target_agent_id, 'booking.transferred', booking_item(v_booking), p_at);
+          v_events := jsonb_build_array(
+            jsonb_build_object('eventId', v_created.event_id::text, 'previousEventId', v_created.previous_event_id::text,
+                               'agentId', v_proposal.proposer_agent_id, 'type', 'booking.created'),
+            jsonb_build_object('eventId', v_transferred.event_id::text, 'previousEventId', v_transferred.previous_event_id::text,
+                               'agentId', v_proposal.target_agent_id, 'type', 'booking.transferred'));
+          v_deliveries := v_created.deliveries + v_transferred.deliveries;
+        else
+          insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at)
+          values (gen_random_uuid(), v_proposal.proposer_agent_id, v_proposal.starts_at, v_proposal.ends_at, 'confirmed', null, '[]'::jsonb, p_at)
+          returning * into v_booking;
+          insert into booking_slots (booking_id, agent_id, starts_at, ends_at)
+          values (v_booking.id, v_booking.agent_id, v_booking.starts_at, v_booking.ends_at);
+          select * into v_created from record_booking_event(v_proposal.proposer_agent_id, 'booking.created', booking_item(v_booking), p_at);
+          v_events := jsonb_build_array(
+            jsonb_build_object('eventId', v_created.event_id::text, 'previousEventId', v_created.previous_event_id::text,
+                               'agentId', v_proposal.proposer_agent_id, 'type', 'booking.created'));
+          v_deliveries := v_created.deliveries;
+        end if;
+        update proposals set booking_id = v_booking.id where id = p_proposal returning * into v_proposal;
+        return jsonb_build_object('proposal', to_jsonb(v_proposal), 'booking', booking_item(v_booking), 'events', v_events,
+                                  'deliveries', v_deliveries);
       end
       $$;`);
 

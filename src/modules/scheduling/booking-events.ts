@@ -59,8 +59,24 @@ export async function recordBookingEvent(
   };
 }
 
-export function mergeCommitted(...parts: CommittedEvents[]): CommittedEvents {
-  return { events: parts.flatMap((part) => part.events), deliveries: parts.reduce((sum, part) => sum + part.deliveries, 0) };
+/** How the SQL write functions report the events they wrote (all about one booking). */
+export interface WrittenEvents {
+  events: { eventId: string; previousEventId: string | null; agentId: string; type: BookingEventType }[];
+  deliveries: number;
+}
+
+export function committedEvents(written: WrittenEvents, booking: BookingView, at: Date): CommittedEvents {
+  return {
+    events: written.events.map((event) => ({
+      cursor: event.eventId,
+      previousCursor: event.previousEventId,
+      agentId: event.agentId,
+      type: event.type,
+      createdAt: at,
+      booking,
+    })),
+    deliveries: written.deliveries,
+  };
 }
 
 export const BOOKING_EVENTS_CHANNEL = 'booking_events';

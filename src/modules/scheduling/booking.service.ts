@@ -6,12 +6,12 @@ import type { Statements } from '../../platform/db/statements.js';
 import { AppError, isAppError, type FieldErrors } from '../../platform/errors.js';
 import type { AgentRecord } from './agent.service.js';
 import { Booking } from './entities/booking.entity.js';
-import { recordBookingEvent, type BookingEventBus, type CommittedEvents } from './booking-events.js';
+import { committedEvents, recordBookingEvent, type BookingEventBus, type CommittedEvents } from './booking-events.js';
 import { fromBookingItem, toBookingItem } from './booking-item.js';
 import { checkRange, isUuid } from './input-checks.js';
 import { IDEMPOTENCY_TTL_MS, idempotencyConflict, replay, requestHash, storeOutcome, type IdempotentRequest } from './idempotency.js';
 import { expandRule, parseRule, RecurrenceError, type ParsedRule, type Slot } from './recurrence.js';
-import { BOOKINGS_FROM_START, BOOKINGS_OVERLAPPING, CREATE_BOOKING, DUE_REMINDERS, toBookingView as fromBookingRow } from './sql/booking.sql.js';
+import { BOOKINGS_FROM_START, BOOKINGS_OVERLAPPING, CANCEL_BOOKING, CREATE_BOOKING, DUE_REMINDERS, toBookingView as fromBookingRow } from './sql/booking.sql.js';
 
 export const BOOKING_LIMITS = {
   agentIdMaxLength: 128,
@@ -139,10 +139,7 @@ export class BookingService {
       if ('conflict' in outcome) throw idempotencyConflict();
       if ('replay' in outcome) return fromBookingItem(replay(outcome.replay));
       if ('refused' in outcome) throw capReached(this.options.bookingCap);
-      this.events.announce({
-        events: [{ cursor: outcome.eventId, previousCursor: outcome.previousEventId, agentId: actor.id, type: 'booking.created', createdAt: now, booking }],
-        deliveries: outcome.deliveries,
-      });
+      this.events.announce(committedEvents(outcome, booking, now));
       this.noteNewBooking(booking, now);
       return booking;
     } catch (error) {
@@ -200,23 +197,14 @@ export class BookingService {
 
   /** Soft-cancel: the row stays (audit), its slots are freed. Cancelling twice is fine. */
   async cancel(actor: AgentRecord, bookingId: string): Promise<BookingView> {
-    const { view, committed } = await retryTransient(() =>
-      this.em.transactional(async (tx) => {
-        const now = this.clock.now();
-        // Serialised with the agent's other calendar writes, accepting a proposal for this slot included.
-        await lockAgent(tx, actor.id);
-        // Keyed by the caller's agent: another agent's booking is never touched.
-        const updated = isUuid(bookingId)
-          ? await tx.nativeUpdate(Booking, { id: bookingId, agent: actor.id, status: 'confirmed' }, { status: 'cancelled', cancelledAt: now })
-          : 0;
-        if (updated) await tx.execute('delete from booking_slots where booking_id = ?', [bookingId]);
-        const view = toBookingView(await this.findOwned(tx, actor, bookingId));
-        const committed = updated ? await recordBookingEvent(tx, { agentId: actor.id, type: 'booking.cancelled', booking: view, at: now }) : undefined;
-        return { view, committed };
-      }),
-    );
-    if (committed) this.events.announce(committed);
-    return view;
+    if (!isUuid(bookingId)) throw bookingNotFound(bookingId);
+    const now = this.clock.now();
+    const outcome = (await retryTransient(() => this.statements.one(CANCEL_BOOKING, [actor.id, bookingId, now])))!.outcome;
+    if ('missing' in outcome) throw bookingNotFound(bookingId);
+    if ('forbidden' in outcome) throw notYourBooking();
+    const booking = fromBookingItem(outcome.booking);
+    if (outcome.events) this.events.announce(committedEvents({ events: outcome.events, deliveries: outcome.deliveries ?? 0 }, booking, now));
+    return booking;
   }
 
   /** Removes one occurrence of a series (an EXDATE) and frees its slot. */
@@ -438,8 +426,8 @@ export class BookingService {
 
   private async findOwned(em: EntityManager, actor: AgentRecord, bookingId: string): Promise<Booking> {
     const booking = isUuid(bookingId) ? await em.findOne(Booking, { id: bookingId }) : null;
-    if (!booking) throw new AppError('not_found', `no booking ${bookingId}`);
-    if (booking.agent.id !== actor.id) throw new AppError('forbidden', 'the booking belongs to another agent');
+    if (!booking) throw bookingNotFound(bookingId);
+    if (booking.agent.id !== actor.id) throw notYourBooking();
     return booking;
   }
 
@@ -453,6 +441,14 @@ function checkWindow(window: BookingWindow): void {
   if (window.from && Number.isNaN(window.from.getTime())) throw AppError.validation({ from: 'must be a valid date-time' });
   if (window.to && Number.isNaN(window.to.getTime())) throw AppError.validation({ to: 'must be a valid date-time' });
   if (window.from && window.to && window.to < window.from) throw AppError.validation({ to: 'must be at or after from' });
+}
+
+function bookingNotFound(bookingId: string): AppError {
+  return new AppError('not_found', `no booking ${bookingId}`);
+}
+
+function notYourBooking(): AppError {
+  return new AppError('forbidden', 'the booking belongs to another agent');
 }
 
 function capReached(cap: number): AppError {
@@ -471,7 +467,7 @@ export async function lockAgent(tx: EntityManager, agentId: string): Promise<voi
   await tx.execute('select 1 from agents where id = ? for no key update', [agentId]);
 }
 
-export async function insertSlots(tx: EntityManager, bookingId: string, agentId: string, slots: readonly Slot[]): Promise<void> {
+async function insertSlots(tx: EntityManager, bookingId: string, agentId: string, slots: readonly Slot[]): Promise<void> {
   await tx.execute(
     `insert into booking_slots (booking_id, agent_id, starts_at, ends_at)
      select ?, ?, starts_at, ends_at from jsonb_to_recordset(?::jsonb) as o(starts_at timestamptz, ends_at timestamptz)`,

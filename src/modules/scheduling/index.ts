@@ -88,7 +88,7 @@ export function createSchedulingModule(deps: SchedulingDeps) {
   const bus = new BookingEventBus(deps.notifications, statements, logger);
   const agents = new AgentService(em, clock, statements, deps.notifications);
   const bookings = new BookingService(em, clock, statements, bus, { bookingCap: deps.bookingCap, reminderLeadMinutes: deps.reminderLeadMinutes });
-  const proposals = new ProposalService(em, clock, bookings, bus);
+  const proposals = new ProposalService(em, clock, bookings, bus, statements);
   const webhooks = new WebhookService(em, clock, deps.webhooks, logger);
 
   // Webhook jobs are queued after the commit that created the deliveries, many per statement.

@@ -2,11 +2,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../../platform/clock.js';
 import { retryTransient, violatedConstraint } from '../../platform/db/pg-errors.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
-import { mergeCommitted, recordBookingEvent, type BookingEventBus, type CommittedEvents } from './booking-events.js';
+import { committedEvents, type BookingEventBus } from './booking-events.js';
+import { fromBookingItem } from './booking-item.js';
+import type { Statements } from '../../platform/db/statements.js';
+import { ACCEPT_PROPOSAL, type AcceptProposalOutcome, type ProposalRow } from './sql/proposal.sql.js';
 import type { AgentRecord } from './agent.service.js';
-import { insertSlots, lockAgent, toBookingView, type BookingService, type BookingView } from './booking.service.js';
+import { lockAgent, type BookingService } from './booking.service.js';
 import { Agent } from './entities/agent.entity.js';
-import { Booking } from './entities/booking.entity.js';
 import { Proposal, type ProposalStatus } from './entities/proposal.entity.js';
 import { checkRange, isUuid } from './input-checks.js';
 import { findStoredOutcome, replay, storeOutcome, type IdempotentRequest } from './idempotency.js';
@@ -50,6 +52,23 @@ function revive(view: ProposalView): ProposalView {
   return { ...view, startsAt: new Date(view.startsAt), endsAt: new Date(view.endsAt), createdAt: new Date(view.createdAt) };
 }
 
+function proposalNotFound(proposalId: string): AppError {
+  return new AppError('not_found', `no proposal ${proposalId}`);
+}
+
+function fromProposalRow(row: ProposalRow): ProposalView {
+  return {
+    id: row.id,
+    proposerAgentId: row.proposer_agent_id,
+    targetAgentId: row.target_agent_id,
+    startsAt: new Date(row.starts_at),
+    endsAt: new Date(row.ends_at),
+    status: row.status,
+    createdAt: new Date(row.created_at),
+    bookingId: row.booking_id,
+  };
+}
+
 function notPending(status: ProposalStatus): AppError {
   return new AppError('proposal_not_pending', `the proposal is already ${status}`);
 }
@@ -64,6 +83,7 @@ export class ProposalService {
     private readonly clock: Clock,
     private readonly bookings: BookingService,
     private readonly events: BookingEventBus,
+    private readonly statements: Statements,
   ) {}
 
   async create(actor: AgentRecord, input: CreateProposalInput, idempotencyKey?: string): Promise<ProposalView> {
@@ -134,66 +154,24 @@ export class ProposalService {
    * proposer. A clash on the proposer's calendar is `slot_taken` and the proposal stays pending.
    */
   async accept(actor: AgentRecord, proposalId: string): Promise<ProposalView> {
+    if (!isUuid(proposalId)) throw proposalNotFound(proposalId);
+    const now = this.clock.now();
+    let outcome: AcceptProposalOutcome;
     try {
-      const { proposal, committed, newBooking } = await retryTransient(() =>
-        this.em.transactional(async (tx) => {
-          const now = this.clock.now();
-          const proposal = await this.find(tx, proposalId);
-          if (proposal.target.id !== actor.id) throw new AppError('forbidden', 'only the target agent may accept');
-          const [first, second] = [proposal.proposer.id, proposal.target.id].sort();
-          await lockAgent(tx, first!);
-          await lockAgent(tx, second!);
-          const decided = await tx.nativeUpdate(Proposal, { id: proposal.id, status: 'pending' }, { status: 'accepted', decidedAt: now });
-          if (!decided) throw notPending((await tx.findOneOrFail(Proposal, proposal.id, { refresh: true })).status);
-
-          const proposerId = proposal.proposer.id;
-          const held = await tx.findOne(Booking, {
-            agent: proposal.target.id,
-            status: 'confirmed',
-            startsAt: proposal.startsAt,
-            endsAt: proposal.endsAt,
-          });
-          let booking: Booking;
-          let committed: CommittedEvents;
-          let newBooking: BookingView | undefined;
-          if (held) {
-            held.agent = tx.getReference(Agent, proposerId);
-            await tx.flush();
-            await tx.execute('update booking_slots set agent_id = ? where booking_id = ?', [proposerId, held.id]);
-            booking = held;
-            const view = toBookingView(booking);
-            committed = mergeCommitted(
-              await recordBookingEvent(tx, { agentId: proposerId, type: 'booking.created', booking: view, at: now }),
-              await recordBookingEvent(tx, { agentId: proposal.target.id, type: 'booking.transferred', booking: view, at: now }),
-            );
-          } else {
-            booking = tx.create(Booking, {
-              agent: proposerId,
-              startsAt: proposal.startsAt,
-              endsAt: proposal.endsAt,
-              status: 'confirmed',
-              rrule: null,
-              exdates: [],
-              createdAt: now,
-            });
-            await tx.flush();
-            await insertSlots(tx, booking.id, proposerId, [{ startsAt: booking.startsAt, endsAt: booking.endsAt }]);
-            newBooking = toBookingView(booking);
-            committed = await this.bookings.recordNewBooking(tx, newBooking, now);
-          }
-          await tx.nativeUpdate(Proposal, { id: proposal.id }, { booking: booking.id });
-          return { proposal: { ...toProposalView(proposal), status: 'accepted' as const, bookingId: booking.id }, committed, newBooking, now };
-        }),
-      );
-      this.events.announce(committed);
-      if (newBooking) this.bookings.noteNewBooking(newBooking, this.clock.now());
-      return proposal;
+      outcome = (await retryTransient(() => this.statements.one(ACCEPT_PROPOSAL, [actor.id, proposalId, now])))!.outcome;
     } catch (error) {
       if (violatedConstraint(error) === 'booking_slots_no_overlap') {
         throw new AppError('slot_taken', "the slot overlaps another booking on the proposer's calendar");
       }
       throw error;
     }
+    if ('missing' in outcome) throw proposalNotFound(proposalId);
+    if ('forbidden' in outcome) throw new AppError('forbidden', 'only the target agent may accept');
+    if ('notPending' in outcome) throw notPending(outcome.notPending);
+    const booking = fromBookingItem(outcome.booking);
+    this.events.announce(committedEvents(outcome, booking, now));
+    if (outcome.events.length === 1) this.bookings.noteNewBooking(booking, now);
+    return fromProposalRow(outcome.proposal);
   }
 
   /** Seed 000: only the target may reject, and a pending proposal stays pending. */
@@ -222,7 +200,7 @@ export class ProposalService {
 
   private async find(em: EntityManager, proposalId: string): Promise<Proposal> {
     const proposal = isUuid(proposalId) ? await em.findOne(Proposal, proposalId) : null;
-    if (!proposal) throw new AppError('not_found', `no proposal ${proposalId}`);
+    if (!proposal) throw proposalNotFound(proposalId);
     return proposal;
   }
 }

@@ -48,6 +48,19 @@ describe('bookings', () => {
       });
     });
 
+    it('writes a booking, its slot and its event in one SQL statement, and lists a window in one', async () => {
+      const agent = await createAgent(t, root);
+      await list(agent); // resolves and caches the credential
+      t.sql.reset();
+      expect((await postBooking(t, agent, hourSlot(DAY, 20))).statusCode).toBe(201);
+      expect(t.sql.statements).toEqual([expect.stringMatching(/^select create_booking\(/)]);
+      t.sql.reset();
+      expect((await list(agent, `?from=${DAY}&to=2030-03-05T00:00:00Z`)).json().items).toHaveLength(1);
+      expect(t.sql.statements).toHaveLength(1);
+      const [event] = await t.query<{ type: string }>('select type from booking_events where agent_id = $1', [agent.id]);
+      expect(event).toEqual({ type: 'booking.created' });
+    });
+
     it('answers 403 forbidden when agentId is not the credential’s agent', async () => {
       const [a, b] = [await createAgent(t, root), await createAgent(t, root)];
       const response = await postBooking(t, a, { agentId: b.id, ...hourSlot(DAY, 1) });

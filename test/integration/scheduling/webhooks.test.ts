@@ -132,6 +132,8 @@ describe('webhooks', () => {
       ['booking.created', second.id],
       ['booking.transferred', second.id],
     ]);
+    // The cancelled booking as the database wrote it into the event: the REST shape, status changed.
+    expect(byCursor[1]!.json.data.booking).toEqual({ ...first, status: 'cancelled' });
     expect(byCursor[3]!.json.data.booking.agentId).toBe(taker.id);
     const onlyCancelled = await cancelledOnly.waitFor(1);
     await new Promise((resolve) => setTimeout(resolve, 300));

@@ -2,6 +2,7 @@ import { namedStatement } from '../../../platform/db/statements.js';
 import type { BookingView } from '../booking.service.js';
 import type { BookingItem } from '../booking-item.js';
 import type { StoredOutcome } from '../idempotency.js';
+import type { WrittenEvents } from '../booking-events.js';
 
 export interface BookingRow {
   id: string;
@@ -31,7 +32,7 @@ const BOOKING_COLUMNS = 'id, agent_id, starts_at, ends_at, status, rrule, warnin
 
 /** What `create_booking` answers: the event it wrote, or why nothing was written. */
 export type CreateBookingOutcome =
-  | { eventId: string; previousEventId: string | null; deliveries: number }
+  | WrittenEvents
   | { replay: StoredOutcome<BookingItem> }
   | { refused: 'booking_cap_reached' }
   | { conflict: true };
@@ -46,6 +47,15 @@ export const CREATE_BOOKING = namedStatement<
 >(
   'create_booking',
   'select create_booking($1::jsonb, $2::jsonb, $3::int, $4::text, $5::text, $6::timestamptz, $7::timestamptz) as outcome',
+);
+
+/** What `cancel_booking` answers. */
+export type CancelBookingOutcome = { missing: true } | { forbidden: true } | ({ booking: BookingItem } & Partial<WrittenEvents>);
+
+/** Soft-cancel in one round trip (lock, conditional update, slots freed, event). */
+export const CANCEL_BOOKING = namedStatement<[agentId: string, bookingId: string, at: Date], { outcome: CancelBookingOutcome }>(
+  'cancel_booking',
+  'select cancel_booking($1::uuid, $2::uuid, $3::timestamptz) as outcome',
 );
 
 /**
