@@ -1,0 +1,162 @@
+/**
+ * The hand-written reference server: the baseline every ratio of `npm run bench` is measured against.
+ *
+ * It serves seed 000's `POST /api/bookings` and `GET /api/bookings` with plain Fastify, one `pg` pool
+ * and named prepared statements, and nothing else: no ORM, no events, no webhooks, no job queue.
+ * It must stay semantically equal to the gateway's REST layer (src/modules/scheduling/rest/booking.*,
+ * booking.service.ts): the same credential lookup on every request (sha256 of the token, no cache),
+ * the same 401/403/409/429 answers, the same transaction (agent row lock, cap count, insert of the
+ * booking and its slot, the exclusion constraint deciding overlaps) and the same list query.
+ * If the gateway's semantics change, change this file with them, or the ratios stop meaning anything.
+ *
+ *   PORT=3001 HOST=127.0.0.1 DATABASE_URL=postgres://… node --import @swc-node/register/esm-register bench/reference/server.ts
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import Fastify, { type FastifyError, type FastifyRequest } from 'fastify';
+import pg from 'pg';
+
+const CAP = Number(process.env.BOOKING_CAP ?? 500);
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
+pool.on('error', () => undefined); // an idle connection that dies is replaced on the next checkout
+
+/** Named statements: each connection parses and plans them once. */
+const SQL = {
+  auth: { name: 'ref_auth', text: 'select id from agents where token_hash = $1' },
+  lock: { name: 'ref_lock', text: 'select 1 from agents where id = $1 for no key update' },
+  live: {
+    name: 'ref_live',
+    text: `select count(*)::int as n from (select 1 from bookings where agent_id = $1 and status = 'confirmed' and ends_at > $2 limit $3) s`,
+  },
+  insertBooking: {
+    name: 'ref_insert_booking',
+    text: `insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at)
+           values ($1, $2, $3, $4, 'confirmed', null, '[]', $5)`,
+  },
+  insertSlot: { name: 'ref_insert_slot', text: 'insert into booking_slots (booking_id, agent_id, starts_at, ends_at) values ($1, $2, $3, $4)' },
+  list: {
+    name: 'ref_list',
+    text: `select id, agent_id as "agentId", starts_at as "startsAt", ends_at as "endsAt", status, rrule,
+                  warning_sent_at as "warningSentAt", created_at as "createdAt"
+             from bookings where agent_id = $1 and starts_at < $2 and ends_at > $3
+            order by starts_at, id limit $4`,
+  },
+} as const;
+
+class HttpError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string, readonly field?: string) {
+    super(message);
+  }
+}
+
+/** `Authorization: Bearer <token>` or `X-API-Key: <token>` (not both) → the agent's id, looked up every time. */
+async function authenticate(request: FastifyRequest): Promise<string> {
+  const { authorization, 'x-api-key': apiKey } = request.headers;
+  if (authorization === undefined && apiKey === undefined) throw new HttpError(401, 'unauthorized', 'missing credential');
+  const token = authorization !== undefined && apiKey === undefined
+    ? /^Bearer[ ]+(\S+)\s*$/i.exec(authorization)?.[1]
+    : authorization === undefined && typeof apiKey === 'string' ? apiKey.trim() : undefined;
+  if (!token) throw new HttpError(401, 'unauthorized', 'unparseable credential');
+  const { rows } = await pool.query<{ id: string }>({ ...SQL.auth, values: [createHash('sha256').update(token).digest('hex')] });
+  if (!rows[0]) throw new HttpError(401, 'unauthorized', 'invalid credential');
+  return rows[0].id;
+}
+
+const badRequest = (field: string, message: string) => new HttpError(400, 'validation', message, field);
+
+const dateTime = { type: 'string', format: 'date-time' } as const;
+const bookingItem = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' }, agentId: { type: 'string' }, startsAt: dateTime, endsAt: dateTime, status: { type: 'string' },
+    rrule: { type: ['string', 'null'] }, warningSentAt: { type: ['string', 'null'], format: 'date-time' }, createdAt: dateTime,
+  },
+} as const;
+
+const app = Fastify({ logger: false });
+
+app.setErrorHandler((error: FastifyError | HttpError, _request, reply) => {
+  if (!(error instanceof HttpError) && error.validation) {
+    const [first] = error.validation;
+    const field = first?.instancePath.slice(1) || String(first?.params.missingProperty ?? first?.params.additionalProperty ?? 'body');
+    return reply.code(400).send({ errors: { [field]: first?.message ?? 'is invalid' } });
+  }
+  if (error instanceof HttpError) {
+    return error.code === 'validation'
+      ? reply.code(400).send({ errors: { [error.field ?? 'body']: error.message } })
+      : reply.code(error.status).send({ error: error.code, message: error.message });
+  }
+  if (error.statusCode && error.statusCode < 500) return reply.code(error.statusCode).send({ error: 'bad_request', message: error.message });
+  return reply.code(500).send({ error: 'Internal Server Error' });
+});
+
+app.get('/readyz', async () => {
+  await pool.query('select 1');
+  return { status: 'ok' };
+});
+
+app.post<{ Body: { agentId: string; startsAt: string; endsAt: string } }>('/api/bookings', {
+  schema: {
+    body: {
+      type: 'object', additionalProperties: false, required: ['agentId', 'startsAt', 'endsAt'],
+      properties: { agentId: { type: 'string', minLength: 1, maxLength: 128 }, startsAt: dateTime, endsAt: dateTime },
+    },
+    response: { 201: bookingItem },
+  },
+}, async (request, reply) => {
+  const actor = await authenticate(request);
+  const startsAt = new Date(request.body.startsAt);
+  const endsAt = new Date(request.body.endsAt);
+  if (Number.isNaN(startsAt.getTime())) throw badRequest('startsAt', 'must be an RFC 3339 date-time with a time-zone offset');
+  if (Number.isNaN(endsAt.getTime())) throw badRequest('endsAt', 'must be an RFC 3339 date-time with a time-zone offset');
+  if (endsAt <= startsAt) throw badRequest('endsAt', 'must be after startsAt');
+  if (request.body.agentId !== actor) throw new HttpError(403, 'forbidden', 'agentId must be the agent of the credential');
+
+  const id = randomUUID();
+  const now = new Date();
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    await client.query({ ...SQL.lock, values: [actor] });
+    const { rows } = await client.query<{ n: number }>({ ...SQL.live, values: [actor, now, CAP] });
+    if (rows[0]!.n >= CAP) throw new HttpError(429, 'booking_cap_reached', `the free tier allows ${CAP} confirmed bookings that have not ended`);
+    await client.query({ ...SQL.insertBooking, values: [id, actor, startsAt, endsAt, now] });
+    await client.query({ ...SQL.insertSlot, values: [id, actor, startsAt, endsAt] });
+    await client.query('commit');
+  } catch (error) {
+    await client.query('rollback').catch(() => undefined);
+    const pgError = error as { code?: string; constraint?: string };
+    if (pgError.code === '23P01' && pgError.constraint === 'booking_slots_no_overlap') {
+      throw new HttpError(409, 'slot_taken', 'the time range overlaps another booking of this agent');
+    }
+    throw error;
+  } finally {
+    client.release();
+  }
+  return reply.code(201).send({ id, agentId: actor, startsAt, endsAt, status: 'confirmed', rrule: null, warningSentAt: null, createdAt: now });
+});
+
+app.get<{ Querystring: { limit: number; from?: string; to?: string } }>('/api/bookings', {
+  schema: {
+    querystring: {
+      type: 'object',
+      properties: { limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 }, from: dateTime, to: dateTime },
+    },
+    response: { 200: { type: 'object', properties: { items: { type: 'array', items: bookingItem } } } },
+  },
+}, async (request) => {
+  const actor = await authenticate(request);
+  const from = request.query.from === undefined ? null : new Date(request.query.from);
+  const to = request.query.to === undefined ? null : new Date(request.query.to);
+  if (from && Number.isNaN(from.getTime())) throw badRequest('from', 'must be a valid date-time');
+  if (to && Number.isNaN(to.getTime())) throw badRequest('to', 'must be a valid date-time');
+  if (from && to && to < from) throw badRequest('to', 'must be at or after from');
+  if (from && to && from.getTime() === to.getTime()) return { items: [] };
+  // An open end is ±infinity, so one statement serves every window.
+  const { rows } = await pool.query({ ...SQL.list, values: [actor, to ?? 'infinity', from ?? '-infinity', request.query.limit] });
+  return { items: rows };
+});
+
+await app.listen({ port: Number(process.env.PORT ?? 3001), host: process.env.HOST ?? '127.0.0.1' });
+const stop = () => void app.close().then(() => pool.end()).then(() => process.exit(0));
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);
