@@ -12,6 +12,8 @@
  *   PORT=3001 HOST=127.0.0.1 DATABASE_URL=postgres://… node --import @swc-node/register/esm-register bench/reference/server.ts
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyError, type FastifyRequest } from 'fastify';
 import pg from 'pg';
 
@@ -73,12 +75,21 @@ const bookingItem = {
 } as const;
 
 const app = Fastify({ logger: false });
+// Validation as in the gateway: unknown properties are errors (never stripped), bodies are not coerced.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+const ajv = (coerceTypes: boolean) => addFormats(new Ajv({ allErrors: true, strict: false, useDefaults: true, removeAdditional: false, coerceTypes }));
+const [bodyAjv, urlAjv] = [ajv(false), ajv(true)];
+app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : urlAjv).compile(schema));
 
 app.setErrorHandler((error: FastifyError | HttpError, _request, reply) => {
   if (!(error instanceof HttpError) && error.validation) {
-    const [first] = error.validation;
-    const field = first?.instancePath.slice(1) || String(first?.params.missingProperty ?? first?.params.additionalProperty ?? 'body');
-    return reply.code(400).send({ errors: { [field]: first?.message ?? 'is invalid' } });
+    const errors: Record<string, string> = {};
+    for (const { instancePath, params, message } of error.validation) {
+      const named = params.missingProperty ?? params.additionalProperty;
+      const field = [...instancePath.split('/').filter(Boolean), ...(named === undefined ? [] : [String(named)])].join('.');
+      errors[field || (error.validationContext ?? 'body')] ??= message ?? 'is invalid';
+    }
+    return reply.code(400).send({ errors });
   }
   if (error instanceof HttpError) {
     return error.code === 'validation'
