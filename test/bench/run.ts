@@ -1,280 +1,911 @@
 /**
- * `npm run bench`: throughput and latency of the gateway, measured against the built server
- * (`dist/`) running as its own process on a throwaway embedded PostgreSQL (or DATABASE_URL).
- * Load comes from autocannon in this process; the numbers are printed as a table and as JSON.
+ * `npm run bench`: the gateway (`node dist/src/main.js`) measured against the hand-written reference
+ * server (bench/reference/server.ts: plain Fastify + pg, same SQL semantics, no events), both as child
+ * processes on one throwaway embedded PostgreSQL (or DATABASE_URL), with the same seeded data.
  *
- *   BENCH_SECONDS=10 BENCH_CONNECTIONS=50 npm run bench
+ * Scenarios (each timed run alternates gateway and reference; ratios are gateway / reference):
+ *   S1  POST /api/bookings, a fresh 1-minute slot per request, agents round-robin (all 201)
+ *   S2  GET /api/bookings over a 3-month window that holds 50+ rows, limit 50, agents round-robin
+ *   S3  the same list through GraphQL (gateway only; against the reference's S2 of the same round)
+ *   S4  200 simultaneous creates of one slot: exactly one 201, the rest 409 slot_taken, no 5xx
+ *   S5  S1 with 10 webhooks per agent and 200 graphql-ws subscribers (gateway only; against its S1)
+ *   S6  1,000 subscribers of one agent, 200 sequential creates: event createdAt → receipt latency
+ *   S7  one-month list latency, sequential: an agent with 1 booking vs one with 100,000 past bookings
+ *
+ * Environment: BENCH_ROUNDS (3), BENCH_SECONDS (10 per timed run), BENCH_CONNECTIONS (16),
+ * BENCH_SCENARIOS (S1,…,S7: a subset), BENCH_SMOKE=1 (1 round of 2 s, 100 agents, fewer subscribers),
+ * DATABASE_URL (an existing database instead of the embedded one; the bench adds its own agents).
+ * The embedded cluster runs without fsync (both targets alike): the numbers are CPU, not disk.
+ * Exits non-zero when a rule is broken (S1 non-201, S4 race outcome, S6 missing deliveries, …).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
-import { createClient } from 'graphql-ws';
+import { createClient, type Client } from 'graphql-ws';
+import pg from 'pg';
 import WebSocket from 'ws';
-import { promisify } from 'node:util';
-import { execFile } from 'node:child_process';
 import { freePort, startEmbeddedPostgres } from '../../src/platform/db/embedded-postgres.js';
 import { createLogger } from '../../src/platform/logger.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+// ---------------------------------------------------------------------------------------------------
+// Settings
+
+function positive(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive whole number, not ${raw}`);
+  return value;
+}
+
+const SMOKE = process.env.BENCH_SMOKE === '1';
+const ROUNDS = positive('BENCH_ROUNDS', SMOKE ? 1 : 3);
+const SECONDS = positive('BENCH_SECONDS', SMOKE ? 2 : 10);
+const CONNECTIONS = positive('BENCH_CONNECTIONS', 16);
+const AGENTS = SMOKE ? 100 : 1000;
+const BOOKINGS_PER_AGENT = 200;
+const RACE_CONTENDERS = 200;
+const S5_WEBHOOKS_PER_AGENT = SMOKE ? 2 : 10;
+const S5_SUBSCRIBERS = SMOKE ? 20 : 200;
+const S6_SUBSCRIBERS = SMOKE ? 100 : 1000;
+const S6_SOCKETS = positive('BENCH_S6_SOCKETS', SMOKE ? 10 : 100);
+const S6_CREATES = SMOKE ? 50 : 200;
+const S7_HISTORY = SMOKE ? 10_000 : 100_000;
+const S7_REQUESTS = SMOKE ? 100 : 500;
+
+const ALL_SCENARIOS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7'] as const;
+type ScenarioId = (typeof ALL_SCENARIOS)[number];
+const SELECTED = new Set(
+  (process.env.BENCH_SCENARIOS || ALL_SCENARIOS.join(','))
+    .split(',')
+    .map((name) => name.trim().toUpperCase())
+    .filter(Boolean),
+);
+for (const name of SELECTED) {
+  if (!(ALL_SCENARIOS as readonly string[]).includes(name)) throw new Error(`BENCH_SCENARIOS: unknown scenario ${name} (use ${ALL_SCENARIOS.join(',')})`);
+}
+const runs = (scenario: ScenarioId) => SELECTED.has(scenario);
+
+/** Seeded calendars: 200 half-hour bookings per agent, one every 43 hours through 2030. */
+const SEED_START = '2030-01-01T00:00:00.000Z';
+const SEED_SPACING_HOURS = 43;
+/** The S2/S3 window, in the middle of the seeded year: 51 bookings start inside it. */
+const LIST_FROM = '2030-04-01T00:00:00.000Z';
+const LIST_TO = '2030-07-01T00:00:00.000Z';
+/** The S7 window (one month) and the history before it. */
+const HISTORY_FROM = '2030-06-01T00:00:00.000Z';
+const HISTORY_TO = '2030-07-01T00:00:00.000Z';
+
+// Years no two timed runs share: the gateway and the reference never book the same calendar minute.
+const s1Year = (round: number, target: TargetName) => 2031 + 2 * round + (target === 'gateway' ? 0 : 1);
+const s5Year = (round: number) => 2200 + round;
+const s4Slot = (round: number, target: TargetName) => Date.UTC(2300, 0, 1 + 2 * round + (target === 'gateway' ? 0 : 1), 10);
+const s6Year = (round: number) => 2400 + round;
+const warmUpYear = (target: TargetName) => (target === 'gateway' ? 2150 : 2151);
+/** Untimed load before the first round of S1, S2 and S3, so no target is measured cold (JIT, pools, plans). */
+const WARM_UP_SECONDS = SMOKE ? 1 : 2;
+
+const MINUTE = 60_000;
+
+// ---------------------------------------------------------------------------------------------------
+// Types and small helpers
+
+type TargetName = 'gateway' | 'reference';
+
+interface Target {
+  name: TargetName;
+  base: string;
+}
 
 interface Agent {
   id: string;
   token: string;
 }
 
-interface Row {
-  scenario: string;
-  requests: number;
+/** One timed autocannon run. */
+interface LoadRun {
+  round: number;
   rps: number;
-  p50_ms: number;
-  p99_ms: number;
+  p50: number;
+  p99: number;
+  requests: number;
   non2xx: number;
   errors: number;
+  statuses: Record<string, number>;
 }
 
-async function startServer(): Promise<{ base: string; databaseUrl: string; stop(): Promise<void> }> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'gateway-bench-'));
-  // The database runs here rather than inside the server so the demo seeder can share it.
-  const database = await startEmbeddedPostgres({ dataDir, logger: createLogger('warn') });
-  const port = await freePort();
-  const child = spawn(process.execPath, ['dist/src/main.js'], {
-    env: {
-      ...process.env,
-      NODE_OPTIONS: '',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: database.url,
-      LOG_LEVEL: 'warn',
-      BOOKING_CAP: '100000000',
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      // Limits stay on (their PostgreSQL round trip is part of every directory request) but never bite.
-      RATE_LIMIT_ANON_PER_MIN: '1000000000',
-      RATE_LIMIT_AUTH_PER_MIN: '1000000000',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
+interface HttpRequestSpec {
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+const problems: string[] = [];
+const note = (message: string) => console.log(`  · ${message}`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const now = () => performance.timeOrigin + performance.now();
+const sha256Hex = (value: string) => createHash('sha256').update(value).digest('hex');
+
+function median(values: number[]): number {
+  if (!values.length) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+function percentile(values: number[], p: number): number {
+  if (!values.length) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+const round1 = (value: number) => Math.round(value * 10) / 10;
+const round2 = (value: number) => Math.round(value * 100) / 100;
+
+/** Runs `work` for every target of a round, the order alternating from round to round. */
+async function alternate<T>(round: number, targets: Target[], work: (target: Target) => Promise<T>): Promise<Map<TargetName, T>> {
+  const ordered = round % 2 === 0 ? targets : [...targets].reverse();
+  const results = new Map<TargetName, T>();
+  for (const target of ordered) results.set(target.name, await work(target));
+  return results;
+}
+
+const bearer = (agent: Agent) => ({ authorization: `Bearer ${agent.token}` });
+
+async function postJson(base: string, path: string, body: unknown, agent: Agent): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...bearer(agent) },
+    body: JSON.stringify(body),
   });
-  const base = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; ; attempt++) {
-    if (child.exitCode !== null) throw new Error('the server exited during start-up; run `npm run build` first');
-    const ready = await fetch(`${base}/readyz`).then((response) => response.ok, () => false);
-    if (ready) break;
-    if (attempt > 600) throw new Error('the server did not become ready within 60 s');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+const bookingBody = (agent: Agent, startsAt: number, minutes: number) =>
+  JSON.stringify({ agentId: agent.id, startsAt: new Date(startsAt).toISOString(), endsAt: new Date(startsAt + minutes * MINUTE).toISOString() });
+
+/** A timed autocannon run; `request(n)` builds the n-th request. */
+async function load(target: Target, round: number, request: (n: number) => HttpRequestSpec, seconds = SECONDS): Promise<LoadRun> {
+  let counter = 0;
+  const result = await autocannon({
+    url: target.base,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [{ setupRequest: (base) => ({ ...base, ...request(counter++) }) }],
+  });
+  const statuses = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count ?? 0]));
   return {
-    base,
-    databaseUrl: database.url,
-    async stop() {
-      const exited = new Promise((resolve) => child.on('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-      await database.stop();
-      await rm(dataDir, { recursive: true, force: true });
-    },
+    round,
+    rps: Math.round(result.requests.total / result.duration),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    statuses,
   };
 }
 
-async function post(base: string, path: string, body: unknown, token?: string) {
-  const response = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
+// ---------------------------------------------------------------------------------------------------
+// Processes: database, gateway, reference
+
+const children: { name: string; child: ChildProcess }[] = [];
+
+async function startChild(name: string, args: string[], env: Record<string, string>): Promise<Target & { child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, NODE_OPTIONS: '', PORT: String(port), HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
   });
-  return { status: response.status, body: (await response.json()) as Record<string, string> };
+  children.push({ name, child });
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited during start-up (${child.exitCode ?? child.signalCode})`);
+    if (await fetch(`${base}/readyz`).then((response) => response.ok, () => false)) break;
+    if (Date.now() > deadline) throw new Error(`${name} did not become ready within 120 s`);
+    await sleep(100);
+  }
+  return { name: name as TargetName, base, child };
 }
 
-async function createAgents(base: string, count: number): Promise<Agent[]> {
-  const root = await post(base, '/api/agents', { name: 'bench-root', bootstrap: true });
-  const rootToken = root.body.public_token!;
-  const agents: Agent[] = [];
-  for (let i = 0; i < count; i++) {
-    const created = await post(base, '/api/agents', { name: `bench-${i}` }, rootToken);
-    agents.push({ id: created.body.id!, token: created.body.public_token! });
-  }
+async function stopChild(name: string, child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => {
+    console.error(`${name} did not stop within 20 s; killing it`);
+    child.kill('SIGKILL');
+  }, 20_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Seeding (SQL, not HTTP)
+
+interface Seeded {
+  agents: Agent[];
+  /** S7: one booking, in the window. */
+  flat: Agent;
+  /** S7: S7_HISTORY past bookings, plus three in the window. */
+  history: Agent;
+}
+
+const newToken = () => `agt_${randomBytes(32).toString('base64url')}`;
+
+async function insertAgents(db: pg.Pool, count: number, parentId: string, prefix: string): Promise<Agent[]> {
+  const agents = Array.from({ length: count }, () => ({ id: randomUUID(), token: newToken() }));
+  await db.query(
+    `insert into agents (id, name, metadata, config, token_hash, parent_id, created_at)
+     select id, $3 || ord, '{}', '{}', hash, $4, now() from unnest($1::uuid[], $2::text[]) with ordinality as t(id, hash, ord)`,
+    [agents.map((agent) => agent.id), agents.map((agent) => sha256Hex(agent.token)), prefix, parentId],
+  );
   return agents;
 }
 
-function summarise(scenario: string, result: autocannon.Result): Row {
-  return {
-    scenario,
-    requests: result.requests.total,
-    rps: Math.round(result.requests.average),
-    p50_ms: result.latency.p50,
-    p99_ms: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors,
-  };
-}
-
-async function benchCreateBookings(base: string, agents: Agent[]): Promise<Row> {
-  // Every request books a fresh minute on one of the agents' calendars, so all of them should succeed.
-  let counter = 0;
-  const start = Date.parse('2031-01-01T00:00:00Z');
-  const result = await autocannon({
-    url: base,
-    connections: CONNECTIONS,
-    duration: SECONDS,
-    requests: [
-      {
-        method: 'POST',
-        path: '/api/bookings',
-        setupRequest: (request) => {
-          const n = counter++;
-          const agent = agents[n % agents.length]!;
-          const startsAt = new Date(start + Math.floor(n / agents.length) * 60_000);
-          return {
-            ...request,
-            headers: { 'content-type': 'application/json', authorization: `Bearer ${agent.token}` },
-            body: JSON.stringify({ agentId: agent.id, startsAt: startsAt.toISOString(), endsAt: new Date(startsAt.getTime() + 60_000).toISOString() }),
-          };
-        },
-      },
-    ],
-  });
-  return summarise('POST /api/bookings', result);
-}
-
-async function benchListBookings(base: string, agent: Agent): Promise<Row> {
-  for (let i = 0; i < 50; i++) {
-    const startsAt = new Date(Date.parse('2032-01-01T00:00:00Z') + i * 3_600_000);
-    await post(base, '/api/bookings', { agentId: agent.id, startsAt: startsAt.toISOString(), endsAt: new Date(startsAt.getTime() + 1_800_000).toISOString() }, agent.token);
-  }
-  const result = await autocannon({
-    url: `${base}/api/bookings?limit=50&from=2032-01-01T00:00:00Z`,
-    connections: CONNECTIONS,
-    duration: SECONDS,
-    headers: { authorization: `Bearer ${agent.token}` },
-  });
-  return summarise('GET /api/bookings (50 items)', result);
-}
-
-/** The race the exclusion constraint and the agent lock settle: many creates of one slot at once. */
-async function raceOneSlot(base: string, agent: Agent, contenders: number) {
+async function seed(db: pg.Pool): Promise<Seeded> {
   const started = performance.now();
-  const responses = await Promise.all(
-    Array.from({ length: contenders }, () =>
-      post(base, '/api/bookings', { agentId: agent.id, startsAt: '2033-01-01T10:00:00Z', endsAt: '2033-01-01T11:00:00Z' }, agent.token),
-    ),
+  // The bootstrap root: ours on a fresh database; on a shared one, the bench's agents hang under the existing root.
+  const existing = await db.query<{ id: string }>('select id from agents where parent_id is null');
+  let root: Agent | undefined;
+  let rootId = existing.rows[0]?.id;
+  if (!rootId) {
+    root = { id: randomUUID(), token: newToken() };
+    rootId = root.id;
+    await db.query(
+      `insert into agents (id, name, metadata, config, token_hash, parent_id, created_at) values ($1, 'bench-root', '{}', '{}', $2, null, now())`,
+      [root.id, sha256Hex(root.token)],
+    );
+  }
+  const others = await insertAgents(db, root ? AGENTS - 1 : AGENTS, rootId, 'bench-');
+  const agents = root ? [root, ...others] : others;
+  const [flat, history] = (await insertAgents(db, 2, rootId, 'bench-s7-')) as [Agent, Agent];
+
+  await db.query(
+    `insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at)
+     select gen_random_uuid(), a.id, s.at, s.at + interval '30 minutes', 'confirmed', null, '[]', now()
+       from unnest($1::uuid[]) as a(id)
+       cross join (select $2::timestamptz + i * ($3 * interval '1 hour') as at from generate_series(0, $4 - 1) i) s`,
+    [agents.map((agent) => agent.id), SEED_START, SEED_SPACING_HOURS, BOOKINGS_PER_AGENT],
   );
-  const count = (status: number) => responses.filter((response) => response.status === status).length;
-  return {
-    contenders,
-    created: count(201),
-    slot_taken: responses.filter((response) => response.status === 409 && response.body.error === 'slot_taken').length,
-    server_errors: responses.filter((response) => response.status >= 500).length,
-    wall_ms: Math.round(performance.now() - started),
+  if (runs('S7')) {
+    // 30-minute bookings every 105 minutes from 2010 (100,000 of them end in 2029), created when they started.
+    await db.query(
+      `insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at)
+       select gen_random_uuid(), $1, at, at + interval '30 minutes', 'confirmed', null, '[]', at
+         from (select timestamptz '2010-01-01T00:00:00Z' + i * interval '105 minutes' as at from generate_series(0, $2 - 1) i) s`,
+      [history.id, S7_HISTORY],
+    );
+    await db.query(
+      `insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at)
+       select gen_random_uuid(), agent_id, at, at + interval '30 minutes', 'confirmed', null, '[]', now()
+         from (values ($1::uuid, timestamptz '2030-06-10T10:00:00Z'), ($2, '2030-06-05T10:00:00Z'), ($2, '2030-06-15T10:00:00Z'), ($2, '2030-06-25T10:00:00Z')) v(agent_id, at)`,
+      [flat.id, history.id],
+    );
+  }
+  await db.query(
+    `insert into booking_slots (booking_id, agent_id, starts_at, ends_at)
+     select id, agent_id, starts_at, ends_at from bookings where agent_id = any($1::uuid[])`,
+    [[...agents, flat, history].map((agent) => agent.id)],
+  );
+  await db.query('analyze agents, bookings, booking_slots');
+  const count = await db.query<{ n: string }>('select count(*) as n from bookings where agent_id = any($1::uuid[])', [[...agents, flat, history].map((agent) => agent.id)]);
+  note(`seeded ${agents.length + 2} agents and ${count.rows[0]!.n} bookings (+ slots) with SQL in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return { agents, flat, history };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Scenarios
+
+/** S1 (and S5): every request books a fresh minute in `year` for the next agent, round-robin. */
+function createRequests(agents: Agent[], year: number) {
+  const start = Date.UTC(year, 0, 1);
+  return (n: number): HttpRequestSpec => {
+    const agent = agents[n % agents.length]!;
+    return {
+      method: 'POST',
+      path: '/api/bookings',
+      headers: { 'content-type': 'application/json', ...bearer(agent) },
+      body: bookingBody(agent, start + Math.floor(n / agents.length) * MINUTE, 1),
+    };
   };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+function checkAllCreated(scenario: string, target: TargetName, run: LoadRun): void {
+  const created = run.statuses['201'] ?? 0;
+  if (created !== run.requests || run.errors) {
+    problems.push(`${scenario} ${target} round ${run.round + 1}: ${created} of ${run.requests} answered 201 (statuses ${JSON.stringify(run.statuses)}, ${run.errors} errors)`);
+  }
+}
+
+const LIST_PATH = `/api/bookings?from=${encodeURIComponent(LIST_FROM)}&to=${encodeURIComponent(LIST_TO)}&limit=50`;
+
+function listRequests(agents: Agent[]) {
+  return (n: number): HttpRequestSpec => ({ method: 'GET', path: LIST_PATH, headers: bearer(agents[n % agents.length]!) });
+}
+
+const GRAPHQL_LIST = JSON.stringify({
+  query: `{ bookings(from: "${LIST_FROM}", to: "${LIST_TO}", first: 50) { edges { node { id startsAt endsAt status agent { id name } } } } }`,
+});
+
+function graphqlRequests(agents: Agent[]) {
+  return (n: number): HttpRequestSpec => ({
+    method: 'POST',
+    path: '/graphql',
+    headers: { 'content-type': 'application/json', ...bearer(agents[n % agents.length]!) },
+    body: GRAPHQL_LIST,
+  });
+}
+
+/** Both targets answer the S2 request with 50 items, and with the same JSON. */
+async function assertListOf50(targets: Target[], agent: Agent): Promise<void> {
+  const bodies: unknown[] = [];
+  for (const target of targets) {
+    const response = await fetch(`${target.base}${LIST_PATH}`, { headers: bearer(agent) });
+    const body = (await response.json()) as { items?: unknown[] };
+    if (response.status !== 200 || body.items?.length !== 50) {
+      throw new Error(`S2 ${target.name}: expected 200 with 50 items, got ${response.status} with ${body.items?.length} items`);
+    }
+    bodies.push(body);
+  }
+  if (bodies.length === 2 && !isDeepStrictEqual(bodies[0], bodies[1])) problems.push('S2: the gateway and the reference list different JSON for the same window');
+}
 
 /**
- * 1,000 booking events: latency from the event's creation inside the committing transaction to a
- * graphql-ws subscriber, and how fast the job queue delivers the same events to a webhook receiver.
+ * The reference must answer like the gateway: the same status and error code for a few requests
+ * beside the happy path. A difference is reported as a broken rule (the ratios would compare apples
+ * with pears).
  */
-async function benchEvents(base: string, agent: Agent, count = 1000) {
-  const receivedAt = new Map<string, number>();
-  const receiver = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      receivedAt.set(String(request.headers['webhook-id']), performance.timeOrigin + performance.now());
-      response.statusCode = 204;
-      response.end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  await post(base, '/api/webhooks', { url: receiverUrl, events: ['booking.created'] }, agent.token);
+async function checkSameSemantics(targets: Target[], agents: Agent[]): Promise<void> {
+  const [a, b] = [agents[0]!, agents[1]!];
+  const at = (target: Target) => Date.UTC(2140, 0, target.name === 'gateway' ? 1 : 2, 10);
+  const cases: { name: string; send: (target: Target) => Promise<Response> }[] = [
+    { name: 'no credential', send: (t) => fetch(`${t.base}${LIST_PATH}`) },
+    { name: 'unknown token', send: (t) => fetch(`${t.base}${LIST_PATH}`, { headers: { authorization: 'Bearer agt_unknown' } }) },
+    { name: 'X-API-Key', send: (t) => fetch(`${t.base}${LIST_PATH}`, { headers: { 'x-api-key': a.token } }) },
+    { name: 'both headers', send: (t) => fetch(`${t.base}${LIST_PATH}`, { headers: { 'x-api-key': a.token, ...bearer(a) } }) },
+    { name: 'limit 201', send: (t) => fetch(`${t.base}/api/bookings?limit=201`, { headers: bearer(a) }) },
+    { name: 'to before from', send: (t) => fetch(`${t.base}/api/bookings?from=${LIST_TO}&to=${LIST_FROM}`, { headers: bearer(a) }) },
+    { name: 'another agentId', send: (t) => fetch(`${t.base}/api/bookings`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(a) }, body: bookingBody(b, at(t), 30) }) },
+    { name: 'empty range', send: (t) => fetch(`${t.base}/api/bookings`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(a) }, body: bookingBody(a, at(t), 0) }) },
+    { name: 'extra property', send: (t) => fetch(`${t.base}/api/bookings`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(a) }, body: JSON.stringify({ ...(JSON.parse(bookingBody(a, at(t), 30)) as object), rrule: 'FREQ=DAILY' }) }) },
+    { name: 'create', send: (t) => fetch(`${t.base}/api/bookings`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(a) }, body: bookingBody(a, at(t), 30) }) },
+    { name: 'overlap', send: (t) => fetch(`${t.base}/api/bookings`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(a) }, body: bookingBody(a, at(t) + 10 * MINUTE, 30) }) },
+  ];
+  const shape = async (response: Response) => {
+    const body = (await response.json()) as Record<string, unknown>;
+    const detail = response.status === 400 ? Object.keys((body.errors as object | undefined) ?? {}).join(',') || String(body.error) : String(body.error ?? Object.keys(body).sort().join(','));
+    return `${response.status} ${detail}`;
+  };
+  for (const check of cases) {
+    const [gateway, reference] = [await shape(await check.send(targets[0]!)), await shape(await check.send(targets[1]!))];
+    if (gateway !== reference) problems.push(`semantics, ${check.name}: gateway answers ${gateway}, reference ${reference}`);
+  }
+}
 
+async function assertGraphqlOf50(gateway: Target, agent: Agent): Promise<void> {
+  const response = await fetch(`${gateway.base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(agent) }, body: GRAPHQL_LIST });
+  const body = (await response.json()) as { data?: { bookings: { edges: unknown[] } }; errors?: unknown[] };
+  if (response.status !== 200 || body.errors || body.data?.bookings.edges.length !== 50) {
+    throw new Error(`S3: expected 50 edges, got ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
+  }
+}
+
+interface RaceOutcome {
+  round: number;
+  created: number;
+  slotTaken: number;
+  serverErrors: number;
+  other: number;
+  wallMs: number;
+}
+
+/** S4: RACE_CONTENDERS simultaneous creates of one slot for one agent. */
+async function race(target: Target, agent: Agent, round: number): Promise<RaceOutcome> {
+  const startsAt = s4Slot(round, target.name);
+  const body = JSON.parse(bookingBody(agent, startsAt, 60)) as unknown;
+  const started = performance.now();
+  const responses = await Promise.all(
+    Array.from({ length: RACE_CONTENDERS }, () =>
+      postJson(target.base, '/api/bookings', body, agent).catch((error: unknown) => ({ status: 0, body: { error: String(error) } as Record<string, unknown> })),
+    ),
+  );
+  const wallMs = Math.round(performance.now() - started);
+  const created = responses.filter((response) => response.status === 201).length;
+  const slotTaken = responses.filter((response) => response.status === 409 && response.body.error === 'slot_taken').length;
+  const serverErrors = responses.filter((response) => response.status >= 500).length;
+  const outcome = { round, created, slotTaken, serverErrors, other: RACE_CONTENDERS - created - slotTaken - serverErrors, wallMs };
+  if (created !== 1 || slotTaken !== RACE_CONTENDERS - 1 || serverErrors) {
+    const statuses: Record<string, number> = {};
+    for (const { status, body: answer } of responses) {
+      const key = `${status} ${typeof answer.error === 'string' ? answer.error : ''}`.trim();
+      statuses[key] = (statuses[key] ?? 0) + 1;
+    }
+    problems.push(`S4 ${target.name} round ${round + 1}: ${created} created, ${slotTaken} slot_taken, ${serverErrors} 5xx (${JSON.stringify(statuses)})`);
+  }
+  return outcome;
+}
+
+/** S7: sequential requests on one connection; latency per request in ms. */
+async function sequentialList(target: Target, agent: Agent, expectedItems: number): Promise<{ p50: number; p99: number; requests: number; items: number }> {
+  const url = `${target.base}/api/bookings?from=${encodeURIComponent(HISTORY_FROM)}&to=${encodeURIComponent(HISTORY_TO)}&limit=50`;
+  const headers = bearer(agent);
   const latencies: number[] = [];
-  const client = createClient({ url: `${base.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${agent.token}` } });
-  let done!: () => void;
-  const allSeen = new Promise<void>((resolve) => (done = resolve));
-  client.subscribe<{ bookingEvents: { createdAt: string } }>(
-    { query: 'subscription { bookingEvents { cursor createdAt } }' },
-    {
-      next: (value) => {
-        latencies.push(performance.timeOrigin + performance.now() - Date.parse(value.data!.bookingEvents.createdAt));
-        if (latencies.length === count) done();
-      },
-      error: (error) => console.error(error),
-      complete: () => undefined,
-    },
-  );
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  let items = 0;
+  const deadline = performance.now() + SECONDS * 1000;
+  for (let i = 0; i < S7_REQUESTS + 10 && performance.now() < deadline; i++) {
+    const started = performance.now();
+    const response = await fetch(url, { headers });
+    const body = (await response.json()) as { items?: unknown[] };
+    if (i >= 10) latencies.push(performance.now() - started); // ten warm-up requests
+    items = body.items?.length ?? -1;
+    if (response.status !== 200 || items !== expectedItems) {
+      throw new Error(`S7 ${target.name}: expected 200 with ${expectedItems} items, got ${response.status} with ${items}`);
+    }
+  }
+  return { p50: round2(percentile(latencies, 50)), p99: round2(percentile(latencies, 99)), requests: latencies.length, items };
+}
 
-  const started = performance.timeOrigin + performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 10 }, async () => {
-      while (next < count) {
-        const n = next++;
-        const startsAt = new Date(Date.parse('2034-01-01T00:00:00Z') + n * 3_600_000);
-        await post(base, '/api/bookings', { agentId: agent.id, startsAt: startsAt.toISOString(), endsAt: new Date(startsAt.getTime() + 1_800_000).toISOString() }, agent.token);
-      }
-    }),
-  );
-  await allSeen;
-  while (receivedAt.size < count) await new Promise((resolve) => setTimeout(resolve, 50));
-  const lastDelivery = Math.max(...receivedAt.values());
-  await client.dispose();
-  await new Promise((resolve) => receiver.close(resolve));
+interface Subscriber {
+  received: number;
+  /** Booking id → ms from the event's createdAt to its receipt (only when recording). */
+  latencies: Map<string, number>;
+}
 
-  const sorted = [...latencies].sort((a, b) => a - b);
+const BOOKING_EVENTS = 'subscription { bookingEvents { cursor type createdAt booking { id } } }';
+
+/** Opens `sockets` graphql-ws connections and spreads `agents.length` subscriptions over them. */
+async function subscribe(gateway: Target, agents: Agent[], sockets: number, record: boolean): Promise<{ clients: Client[]; subscribers: Subscriber[]; errors: string[] }> {
+  const url = `${gateway.base.replace('http', 'ws')}/graphql`;
+  const errors: string[] = [];
+  const clients: Client[] = [];
+  const subscribers: Subscriber[] = [];
+  const connected: Promise<unknown>[] = [];
+  for (let socket = 0; socket < sockets; socket++) {
+    const mine = agents.filter((_, index) => index % sockets === socket);
+    if (!mine.length) continue;
+    // One credential per connection: the agents on a socket are the same agent, or one agent each.
+    const client = createClient({
+      url,
+      webSocketImpl: WebSocket,
+      connectionParams: bearer(mine[0]!),
+      lazy: false,
+      retryAttempts: 0,
+      on: { error: (error) => void errors.push(String(error)) },
+    });
+    connected.push(new Promise((resolve) => client.on('connected', resolve)));
+    clients.push(client);
+    for (const _agent of mine) {
+      const subscriber: Subscriber = { received: 0, latencies: new Map() };
+      subscribers.push(subscriber);
+      client.subscribe<{ bookingEvents: { createdAt: string; booking: { id: string } } }>(
+        { query: BOOKING_EVENTS },
+        {
+          next: (value) => {
+            const event = value.data?.bookingEvents;
+            if (!event) return void errors.push(JSON.stringify(value.errors ?? value).slice(0, 300));
+            subscriber.received++;
+            if (record) subscriber.latencies.set(event.booking.id, now() - Date.parse(event.createdAt));
+          },
+          error: (error) => void errors.push(error instanceof Error ? error.message : JSON.stringify(error).slice(0, 300)),
+          complete: () => undefined,
+        },
+      );
+    }
+  }
+  await Promise.race([Promise.all(connected), sleep(60_000)]);
+  return { clients, subscribers, errors };
+}
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await sleep(20);
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reporting
+
+interface Summary {
+  median: number;
+  min: number;
+  max: number;
+}
+
+const summary = (values: number[]): Summary => ({ median: round2(median(values)), min: round2(Math.min(...values)), max: round2(Math.max(...values)) });
+const range = (s: Summary, digits = 0) => `${s.median.toFixed(digits)} (${s.min.toFixed(digits)}–${s.max.toFixed(digits)})`;
+
+interface LoadSummary {
+  rps: Summary;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  rounds: number;
+}
+
+function summariseRuns(loadRuns: LoadRun[]): LoadSummary {
   return {
-    events: count,
-    subscriber_p50_ms: Number(percentile(sorted, 50).toFixed(1)),
-    subscriber_p99_ms: Number(percentile(sorted, 99).toFixed(1)),
-    webhook_deliveries_per_s: Math.round(count / ((lastDelivery - started) / 1000)),
+    rps: summary(loadRuns.map((run) => run.rps)),
+    p50: round1(median(loadRuns.map((run) => run.p50))),
+    p99: round1(median(loadRuns.map((run) => run.p99))),
+    non2xx: loadRuns.reduce((sum, run) => sum + run.non2xx, 0),
+    errors: loadRuns.reduce((sum, run) => sum + run.errors, 0),
+    rounds: loadRuns.length,
   };
 }
 
-/** `GET /api/tools?sort=trending` over a seeded directory (10,000 tools, 200,000 votes by default). */
-async function benchTrending(base: string, databaseUrl: string): Promise<{ rows: Row[]; seeded: string }> {
-  const tools = process.env.BENCH_TOOLS ?? '10000';
-  const votes = process.env.BENCH_VOTES ?? '200000';
-  const { stdout } = await promisify(execFile)(process.execPath, ['dist/src/cli/seed-demo.js', '--tools', tools, '--votes', votes, '--voters', '5000'], {
-    env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+/** Median (min–max) of per-round ratios a[i] / b[i]. */
+function ratios(a: number[], b: number[]): Summary {
+  return summary(a.map((value, index) => value / b[index]!));
+}
+
+function markdownTable(header: string[], rows: (string | number)[][]): string {
+  const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+function loadRow(label: string, s: LoadSummary): (string | number)[] {
+  return [label, range(s.rps), s.p50, s.p99, s.non2xx, s.errors];
+}
+
+const LOAD_HEADER = ['target', 'req/s median (min–max)', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'];
+
+// ---------------------------------------------------------------------------------------------------
+// Main
+
+const report: Record<string, unknown> = {};
+const compact: (string | number)[][] = [];
+let dataDir: string | undefined;
+let database: { url: string; stop(): Promise<void> } | undefined;
+let db: pg.Pool | undefined;
+let receiver: ReturnType<typeof createServer> | undefined;
+const wsClients: Client[] = [];
+
+async function cleanup(): Promise<void> {
+  await Promise.all(wsClients.map((client) => Promise.resolve(client.dispose()).catch(() => undefined)));
+  wsClients.length = 0;
+  receiver?.closeAllConnections();
+  receiver?.close();
+  await db?.end().catch(() => undefined);
+  db = undefined;
+  for (const { name, child } of children.splice(0).reverse()) await stopChild(name, child).catch((error: unknown) => console.error(error));
+  await database?.stop().catch((error: unknown) => console.error('stopping PostgreSQL failed', error));
+  database = undefined;
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  dataDir = undefined;
+}
+
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+    console.error(`\n${signal}: stopping the servers and the database`);
+    void cleanup().finally(() => process.exit(130));
   });
-  const url = `${base}/api/tools?sort=trending&limit=20`;
-  const single = await autocannon({ url, connections: 1, duration: Math.min(SECONDS, 5) });
-  const loaded = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS });
-  return {
-    rows: [
-      summarise(`GET /api/tools?sort=trending, 1 connection (${tools} tools, ${votes} votes)`, single),
-      summarise(`GET /api/tools?sort=trending, ${CONNECTIONS} connections`, loaded),
-    ],
-    seeded: stdout.trim(),
-  };
 }
 
-/** `GET /api/v1/prices`: served from memory between snapshots. */
-async function benchPrices(base: string): Promise<Row> {
-  const result = await autocannon({ url: `${base}/api/v1/prices`, connections: CONNECTIONS, duration: SECONDS });
-  return summarise('GET /api/v1/prices (37 rows, from memory)', result);
+async function main(): Promise<void> {
+  const benchStarted = performance.now();
+  console.log(`bench: ${[...SELECTED].join(',')}; ${ROUNDS} round(s), ${SECONDS} s per run, ${CONNECTIONS} connections${SMOKE ? ' (smoke)' : ''}`);
+
+  let databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl) {
+    dataDir = await mkdtemp(join(tmpdir(), 'gateway-bench-'));
+    database = await startEmbeddedPostgres({ dataDir, logger: createLogger('warn'), ephemeral: true });
+    databaseUrl = database.url;
+  }
+  const common = { DATABASE_URL: databaseUrl, BOOKING_CAP: '100000000', LOG_LEVEL: 'warn' };
+  // The gateway runs the migrations before it listens; the reference starts after, on the same tables.
+  const gateway = await startChild('gateway', ['dist/src/main.js'], {
+    ...common,
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    RATE_LIMIT_ANON_PER_MIN: '1000000000',
+    RATE_LIMIT_AUTH_PER_MIN: '1000000000',
+    PRICE_PROVIDERS: '', // no price polling: all traffic stays on 127.0.0.1
+    GRAPHQL_EXPLORER: 'false',
+  });
+  const reference = await startChild('reference', ['--import', '@swc-node/register/esm-register', 'bench/reference/server.ts'], common);
+  const targets: Target[] = [
+    { name: 'gateway', base: gateway.base },
+    { name: 'reference', base: reference.base },
+  ];
+  note(`gateway ${gateway.base}, reference ${reference.base}, PostgreSQL ${database ? 'embedded (fsync off)' : 'from DATABASE_URL'}`);
+
+  db = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+  const { agents, flat, history } = await seed(db);
+  await checkSameSemantics(targets, agents);
+
+  // ---- S1
+  const s1 = new Map<TargetName, LoadRun[]>([['gateway', []], ['reference', []]]);
+  if (runs('S1') || runs('S5')) {
+    const s1Targets = runs('S1') ? targets : [targets[0]!]; // S5 alone still needs the gateway's S1
+    for (const target of s1Targets) await load(target, -1, createRequests(agents, warmUpYear(target.name)), WARM_UP_SECONDS);
+    for (let round = 0; round < ROUNDS; round++) {
+      const results = await alternate(round, s1Targets, (target) => load(target, round, createRequests(agents, s1Year(round, target.name))));
+      for (const [name, run] of results) {
+        s1.get(name)!.push(run);
+        checkAllCreated('S1', name, run);
+        note(`S1 round ${round + 1} ${name}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, statuses ${JSON.stringify(run.statuses)}`);
+      }
+    }
+  }
+  if (runs('S1')) {
+    const gw = summariseRuns(s1.get('gateway')!);
+    const ref = summariseRuns(s1.get('reference')!);
+    const ratio = ratios(s1.get('gateway')!.map((run) => run.rps), s1.get('reference')!.map((run) => run.rps));
+    report.S1 = { gateway: gw, reference: ref, ratio, runs: Object.fromEntries(s1) };
+    console.log(`\n### S1 POST /api/bookings (fresh 1-minute slot per request, ${agents.length} agents round-robin)\n`);
+    console.log(markdownTable(LOAD_HEADER, [loadRow('gateway', gw), loadRow('reference', ref)]));
+    console.log(`\ngateway/reference req/s: ${range(ratio, 2)}`);
+    compact.push(['S1 create booking', `${range(gw.rps)} req/s, p99 ${gw.p99} ms`, `${range(ref.rps)} req/s, p99 ${ref.p99} ms`, range(ratio, 2)]);
+  }
+
+  // ---- S2 and S3
+  const s2 = new Map<TargetName, LoadRun[]>([['gateway', []], ['reference', []]]);
+  if (runs('S2') || runs('S3')) {
+    await assertListOf50(runs('S2') ? targets : [targets[1]!], agents[0]!);
+    const s2Targets = runs('S2') ? targets : [targets[1]!]; // S3 alone still needs the reference's S2
+    for (const target of s2Targets) await load(target, -1, listRequests(agents), WARM_UP_SECONDS);
+    for (let round = 0; round < ROUNDS; round++) {
+      const results = await alternate(round, s2Targets, (target) => load(target, round, listRequests(agents)));
+      for (const [name, run] of results) {
+        s2.get(name)!.push(run);
+        if (run.non2xx || run.errors) problems.push(`S2 ${name} round ${round + 1}: ${run.non2xx} non-2xx, ${run.errors} errors`);
+        note(`S2 round ${round + 1} ${name}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms`);
+      }
+    }
+  }
+  if (runs('S2')) {
+    const gw = summariseRuns(s2.get('gateway')!);
+    const ref = summariseRuns(s2.get('reference')!);
+    const ratio = ratios(s2.get('gateway')!.map((run) => run.rps), s2.get('reference')!.map((run) => run.rps));
+    report.S2 = { gateway: gw, reference: ref, ratio, runs: Object.fromEntries(s2) };
+    console.log(`\n### S2 GET /api/bookings (3-month window, 50 rows, agents round-robin)\n`);
+    console.log(markdownTable(LOAD_HEADER, [loadRow('gateway', gw), loadRow('reference', ref)]));
+    console.log(`\ngateway/reference req/s: ${range(ratio, 2)}`);
+    compact.push(['S2 list bookings (50 rows)', `${range(gw.rps)} req/s, p99 ${gw.p99} ms`, `${range(ref.rps)} req/s, p99 ${ref.p99} ms`, range(ratio, 2)]);
+  }
+  if (runs('S3')) {
+    await assertGraphqlOf50(gateway, agents[0]!);
+    await load(gateway, -1, graphqlRequests(agents), WARM_UP_SECONDS);
+    const s3: LoadRun[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const run = await load(gateway, round, graphqlRequests(agents));
+      s3.push(run);
+      if (run.non2xx || run.errors) problems.push(`S3 round ${round + 1}: ${run.non2xx} non-2xx, ${run.errors} errors`);
+      note(`S3 round ${round + 1} gateway GraphQL: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms`);
+    }
+    const gw = summariseRuns(s3);
+    const ref = summariseRuns(s2.get('reference')!);
+    const ratio = ratios(s3.map((run) => run.rps), s2.get('reference')!.map((run) => run.rps));
+    report.S3 = { gateway: gw, referenceS2: ref, ratio, runs: s3 };
+    console.log(`\n### S3 GraphQL bookings(first: 50) with agent { id name } (gateway) vs the reference's S2\n`);
+    console.log(markdownTable(LOAD_HEADER, [loadRow('gateway (GraphQL)', gw), loadRow('reference (REST, S2)', ref)]));
+    console.log(`\ngateway/reference req/s: ${range(ratio, 2)}`);
+    compact.push(['S3 GraphQL list (50 rows + agent)', `${range(gw.rps)} req/s, p99 ${gw.p99} ms`, `(S2) ${range(ref.rps)} req/s`, range(ratio, 2)]);
+  }
+
+  // ---- S4
+  if (runs('S4')) {
+    const s4 = new Map<TargetName, RaceOutcome[]>([['gateway', []], ['reference', []]]);
+    for (let round = 0; round < ROUNDS; round++) {
+      const results = await alternate(round, targets, (target) => race(target, agents[(2 * round + (target.name === 'gateway' ? 0 : 1)) % agents.length]!, round));
+      for (const [name, outcome] of results) s4.get(name)!.push(outcome);
+    }
+    report.S4 = Object.fromEntries(s4);
+    console.log(`\n### S4 ${RACE_CONTENDERS} simultaneous creates of one slot (rule: one 201, the rest 409 slot_taken, no 5xx)\n`);
+    const rows = [...s4].flatMap(([name, outcomes]) =>
+      outcomes.map((o) => [name, o.round + 1, o.created, o.slotTaken, o.serverErrors, o.other, o.wallMs, o.created === 1 && o.slotTaken === RACE_CONTENDERS - 1 && !o.serverErrors ? 'ok' : 'BROKEN']),
+    );
+    console.log(markdownTable(['target', 'round', '201', '409 slot_taken', '5xx', 'other', 'wall ms', 'rule'], rows));
+    const wall = (name: TargetName) => summary(s4.get(name)!.map((o) => o.wallMs));
+    const ok = (name: TargetName) => (s4.get(name)!.every((o) => o.created === 1 && o.slotTaken === RACE_CONTENDERS - 1 && !o.serverErrors) ? 'rule holds' : 'RULE BROKEN');
+    compact.push([`S4 ${RACE_CONTENDERS}-way race on one slot`, `${ok('gateway')}, ${range(wall('gateway'))} ms`, `${ok('reference')}, ${range(wall('reference'))} ms`, range(ratios(s4.get('gateway')!.map((o) => o.wallMs), s4.get('reference')!.map((o) => o.wallMs)), 2) + ' (wall time)']);
+  }
+
+  // ---- S7 (before S6/S5: no subscribers, no webhook backlog yet)
+  if (runs('S7')) {
+    const s7 = new Map<TargetName, { round: number; flat: Awaited<ReturnType<typeof sequentialList>>; history: Awaited<ReturnType<typeof sequentialList>> }[]>([['gateway', []], ['reference', []]]);
+    for (let round = 0; round < ROUNDS; round++) {
+      const results = await alternate(round, targets, async (target) => ({ round, flat: await sequentialList(target, flat, 1), history: await sequentialList(target, history, 3) }));
+      for (const [name, result] of results) {
+        s7.get(name)!.push(result);
+        note(`S7 round ${round + 1} ${name}: 1 booking p50 ${result.flat.p50} ms, ${S7_HISTORY} past bookings p50 ${result.history.p50} ms`);
+      }
+    }
+    const row = (name: TargetName) => {
+      const results = s7.get(name)!;
+      const flatP50 = round2(median(results.map((r) => r.flat.p50)));
+      const historyP50 = round2(median(results.map((r) => r.history.p50)));
+      return {
+        flat: { p50: flatP50, p99: round2(median(results.map((r) => r.flat.p99))), requests: results[0]!.flat.requests },
+        history: { p50: historyP50, p99: round2(median(results.map((r) => r.history.p99))), requests: results[0]!.history.requests },
+        historyOverFlat: ratios(results.map((r) => r.history.p50), results.map((r) => r.flat.p50)),
+      };
+    };
+    const gw = row('gateway');
+    const ref = row('reference');
+    const ratioFlat = ratios(s7.get('gateway')!.map((r) => r.flat.p50), s7.get('reference')!.map((r) => r.flat.p50));
+    const ratioHistory = ratios(s7.get('gateway')!.map((r) => r.history.p50), s7.get('reference')!.map((r) => r.history.p50));
+    report.S7 = { gateway: gw, reference: ref, latencyRatioFlat: ratioFlat, latencyRatioHistory: ratioHistory, runs: Object.fromEntries(s7) };
+    console.log(`\n### S7 one-month list, sequential on one connection: 1 booking vs ${S7_HISTORY.toLocaleString('en')} past bookings (+3 in the window)\n`);
+    console.log(
+      markdownTable(
+        ['target', 'requests', '1 booking p50 / p99 ms', 'history p50 / p99 ms', 'history/flat p50'],
+        [
+          ['gateway', gw.flat.requests, `${gw.flat.p50} / ${gw.flat.p99}`, `${gw.history.p50} / ${gw.history.p99}`, range(gw.historyOverFlat, 2)],
+          ['reference', ref.flat.requests, `${ref.flat.p50} / ${ref.flat.p99}`, `${ref.history.p50} / ${ref.history.p99}`, range(ref.historyOverFlat, 2)],
+        ],
+      ),
+    );
+    console.log(`\ngateway/reference p50 latency: 1 booking ${range(ratioFlat, 2)}, history ${range(ratioHistory, 2)}`);
+    compact.push([
+      `S7 history (p50 ms, 1 vs ${S7_HISTORY / 1000}k past)`,
+      `${gw.flat.p50} → ${gw.history.p50} ms`,
+      `${ref.flat.p50} → ${ref.history.p50} ms`,
+      `${range(ratioHistory, 2)} (latency, history)`,
+    ]);
+  }
+
+  // ---- S6
+  if (runs('S6')) {
+    const agent = agents[0]!;
+    const { clients, subscribers, errors } = await subscribe(gateway, Array.from({ length: S6_SUBSCRIBERS }, () => agent), S6_SOCKETS, true);
+    wsClients.push(...clients);
+    // A warm-up event proves every subscription is live before anything is timed.
+    const warmUp = await postJson(gateway.base, '/api/bookings', JSON.parse(bookingBody(agent, Date.UTC(2399, 0, 1), 1)) as unknown, agent);
+    if (warmUp.status !== 201) throw new Error(`S6 warm-up create: ${warmUp.status} ${JSON.stringify(warmUp.body)}`);
+    const live = await waitFor(() => subscribers.every((s) => s.received >= 1), 30_000);
+    note(`S6: ${subscribers.length} subscriptions on ${clients.length} sockets, ${subscribers.filter((s) => s.received >= 1).length} live${live ? '' : ' (not all!)'}`);
+    const perRound: { round: number; p50: number; p99: number; deliveries: number; complete: number; createMs: number; drainMs: number }[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const s of subscribers) s.latencies.clear();
+      const tracked: string[] = [];
+      const start = Date.UTC(s6Year(round), 0, 1);
+      const started = performance.now();
+      for (let i = 0; i < S6_CREATES; i++) {
+        const created = await postJson(gateway.base, '/api/bookings', JSON.parse(bookingBody(agent, start + i * 60 * MINUTE, 30)) as unknown, agent);
+        if (created.status !== 201) throw new Error(`S6 create: ${created.status} ${JSON.stringify(created.body)}`);
+        tracked.push(String(created.body.id));
+      }
+      const createMs = Math.round(performance.now() - started);
+      // An event can arrive before its create's response: receipts are matched to the created ids at the end.
+      const complete = () => subscribers.filter((s) => tracked.every((id) => s.latencies.has(id))).length;
+      await waitFor(() => subscribers.every((s) => s.latencies.size >= S6_CREATES), 60_000);
+      const drainMs = Math.round(performance.now() - started);
+      const latencies = subscribers.flatMap((s) => tracked.flatMap((id) => (s.latencies.has(id) ? [s.latencies.get(id)!] : [])));
+      const result = { round, p50: round1(percentile(latencies, 50)), p99: round1(percentile(latencies, 99)), deliveries: latencies.length, complete: complete(), createMs, drainMs };
+      perRound.push(result);
+      note(`S6 round ${round + 1}: ${result.deliveries} deliveries, p50 ${result.p50} ms, p99 ${result.p99} ms, ${result.complete}/${subscribers.length} subscribers got all ${S6_CREATES}`);
+      if (result.complete !== subscribers.length) problems.push(`S6 round ${round + 1}: only ${result.complete} of ${subscribers.length} subscribers received all ${S6_CREATES} events`);
+    }
+    if (errors.length) problems.push(`S6: ${errors.length} subscription errors, first: ${errors[0]}`);
+    await Promise.all(clients.map((client) => client.dispose()));
+    wsClients.splice(0);
+    report.S6 = { subscribers: subscribers.length, sockets: clients.length, creates: S6_CREATES, rounds: perRound, errors: errors.length };
+    console.log(`\n### S6 ${subscribers.length} graphql-ws subscribers of one agent (${clients.length} sockets), ${S6_CREATES} sequential creates: event createdAt → receipt\n`);
+    console.log(
+      markdownTable(
+        ['round', 'deliveries', 'p50 ms', 'p99 ms', 'subscribers with all events', 'creates took ms', 'all delivered after ms'],
+        perRound.map((r) => [r.round + 1, r.deliveries, r.p50, r.p99, `${r.complete}/${subscribers.length}`, r.createMs, r.drainMs]),
+      ),
+    );
+    const p50 = summary(perRound.map((r) => r.p50));
+    const p99 = summary(perRound.map((r) => r.p99));
+    compact.push([
+      `S6 fan-out to ${subscribers.length} subscribers`,
+      `p50 ${range(p50, 1)} ms, p99 ${range(p99, 1)} ms, ${perRound.every((r) => r.complete === subscribers.length) ? 'all delivered' : 'MISSING deliveries'}`,
+      'n/a',
+      'n/a',
+    ]);
+  }
+
+  // ---- S5 (last: its webhook deliveries keep the gateway's job queue busy afterwards)
+  if (runs('S5')) {
+    let delivered = 0;
+    receiver = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        delivered++;
+        response.statusCode = 204;
+        response.end();
+      });
+    });
+    receiver.listen(0, '127.0.0.1');
+    await once(receiver, 'listening');
+    const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const registerStarted = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        for (let n = next++; n < agents.length * S5_WEBHOOKS_PER_AGENT; n = next++) {
+          const agent = agents[n % agents.length]!;
+          const created = await postJson(gateway.base, '/api/webhooks', { url: `${hookUrl}/${n}` }, agent);
+          if (created.status !== 201) throw new Error(`S5 webhook registration: ${created.status} ${JSON.stringify(created.body)}`);
+        }
+      }),
+    );
+    note(`S5: registered ${agents.length * S5_WEBHOOKS_PER_AGENT} webhooks through POST /api/webhooks in ${((performance.now() - registerStarted) / 1000).toFixed(1)} s`);
+    const spread = Array.from({ length: S5_SUBSCRIBERS }, (_, i) => agents[Math.floor((i * agents.length) / S5_SUBSCRIBERS)]!);
+    const { clients, subscribers, errors } = await subscribe(gateway, spread, S5_SUBSCRIBERS, false);
+    wsClients.push(...clients);
+    await sleep(1000);
+
+    const s5: (LoadRun & { events: number; deliveredDuring: number; expectedDeliveries: number; backlogAfter: number; drainedMs: number | null })[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const eventsBefore = subscribers.reduce((sum, s) => sum + s.received, 0);
+      const deliveredBefore = delivered;
+      const run = await load(gateway, round, createRequests(agents, s5Year(round)));
+      checkAllCreated('S5', 'gateway', run);
+      const deliveredDuring = delivered - deliveredBefore;
+      const expectedDeliveries = (run.statuses['201'] ?? 0) * S5_WEBHOOKS_PER_AGENT;
+      const backlogAfter = expectedDeliveries - deliveredDuring;
+      // Let the queue drain (bounded) so the next round starts from the same state.
+      const drainStarted = performance.now();
+      const drained = await waitFor(() => delivered - deliveredBefore >= expectedDeliveries, SECONDS * 3000);
+      const drainedMs = drained ? Math.round(performance.now() - drainStarted) : null;
+      const events = subscribers.reduce((sum, s) => sum + s.received, 0) - eventsBefore;
+      s5.push({ ...run, events, deliveredDuring, expectedDeliveries, backlogAfter, drainedMs });
+      note(
+        `S5 round ${round + 1}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms; ${events} subscriber events; webhooks ${deliveredDuring}/${expectedDeliveries} delivered during the run, ` +
+          (drained ? `the rest within ${drainedMs} ms` : `${expectedDeliveries - (delivered - deliveredBefore)} still queued after ${SECONDS * 3} s`),
+      );
+    }
+    if (errors.length) problems.push(`S5: ${errors.length} subscription errors, first: ${errors[0]}`);
+    const gw = summariseRuns(s5);
+    const base = summariseRuns(s1.get('gateway')!);
+    const ratio = ratios(s5.map((run) => run.rps), s1.get('gateway')!.map((run) => run.rps));
+    report.S5 = {
+      webhooks: agents.length * S5_WEBHOOKS_PER_AGENT,
+      subscribers: subscribers.length,
+      gateway: gw,
+      gatewayS1: base,
+      ratio,
+      runs: s5,
+    };
+    console.log(`\n### S5 POST /api/bookings with ${agents.length * S5_WEBHOOKS_PER_AGENT} webhooks and ${subscribers.length} subscribers (gateway) vs the gateway's S1\n`);
+    console.log(markdownTable(LOAD_HEADER, [loadRow('gateway, webhooks + subscribers', gw), loadRow('gateway, S1 (none)', base)]));
+    console.log(
+      '\n' +
+        markdownTable(
+          ['round', 'created', 'subscriber events', 'webhooks delivered during run', 'expected', 'drained after run (ms)'],
+          s5.map((r) => [r.round + 1, r.statuses['201'] ?? 0, r.events, r.deliveredDuring, r.expectedDeliveries, r.drainedMs ?? `not within ${SECONDS * 3} s`]),
+        ),
+    );
+    console.log(`\nS5/S1 req/s (gateway): ${range(ratio, 2)}`);
+    compact.push([`S5 create with ${S5_WEBHOOKS_PER_AGENT} webhooks/agent + ${subscribers.length} subs`, `${range(gw.rps)} req/s, p99 ${gw.p99} ms`, 'n/a', `${range(ratio, 2)} (vs gateway S1)`]);
+  }
+
+  console.log(`\n## Summary (${ROUNDS} round(s) × ${SECONDS} s, ${CONNECTIONS} connections, ${agents.length} agents${SMOKE ? ', smoke' : ''})\n`);
+  console.log(markdownTable(['scenario', 'gateway', 'reference', 'gateway/reference'], compact));
+  if (problems.length) {
+    console.log('\nRules broken:');
+    for (const problem of problems) console.log(`  - ${problem}`);
+  }
+  console.log(`\nbench took ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`);
+  console.log(JSON.stringify({ settings: { rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, agents: agents.length, smoke: SMOKE, scenarios: [...SELECTED] }, ...report, problems }));
 }
 
-const server = await startServer();
 try {
-  const agents = await createAgents(server.base, 50);
-  const rows = [await benchCreateBookings(server.base, agents), await benchListBookings(server.base, agents[0]!), await benchPrices(server.base)];
-  const race = await raceOneSlot(server.base, agents[1]!, 200);
-  const events = await benchEvents(server.base, agents[2]!);
-  const trending = await benchTrending(server.base, server.databaseUrl);
-  rows.push(...trending.rows);
-  console.log(`\n${CONNECTIONS} connections, ${SECONDS} s per scenario, server: node dist/src/main.js on embedded PostgreSQL\n`);
-  console.table(rows);
-  console.log('200 simultaneous creates of one slot:');
-  console.table([race]);
-  console.log('1,000 booking events (10 writers): commit → graphql-ws subscriber, and webhook delivery rate:');
-  console.table([events]);
-  console.log(trending.seeded);
-  console.log(JSON.stringify({ rows, race, events }));
+  await main();
+} catch (error) {
+  problems.push(String(error instanceof Error ? (error.stack ?? error.message) : error));
+  console.error(error);
 } finally {
-  await server.stop();
+  if (!interrupted) await cleanup();
 }
+process.exit(problems.length ? 1 : 0);
