@@ -14,6 +14,7 @@
  *
  * Environment: BENCH_ROUNDS (3), BENCH_SECONDS (10 per timed run), BENCH_CONNECTIONS (16),
  * BENCH_SCENARIOS (S1,…,S7: a subset), BENCH_SMOKE=1 (1 round of 2 s, 100 agents, fewer subscribers),
+ * BENCH_S6_SOCKETS (100: WebSocket connections the 1,000 S6 subscriptions share; 1000 = one each),
  * DATABASE_URL (an existing database instead of the embedded one; the bench adds its own agents).
  * The embedded cluster runs without fsync (both targets alike): the numbers are CPU, not disk.
  * Exits non-zero when a rule is broken (S1 non-201, S4 race outcome, S6 missing deliveries, …).
@@ -26,6 +27,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
 import { createClient, type Client } from 'graphql-ws';
@@ -47,6 +49,7 @@ function positive(name: string, fallback: number): number {
 
 const SMOKE = process.env.BENCH_SMOKE === '1';
 const ROUNDS = positive('BENCH_ROUNDS', SMOKE ? 1 : 3);
+if (ROUNDS > 50) throw new Error('BENCH_ROUNDS must be at most 50 (each round books its own calendar years)');
 const SECONDS = positive('BENCH_SECONDS', SMOKE ? 2 : 10);
 const CONNECTIONS = positive('BENCH_CONNECTIONS', 16);
 const AGENTS = SMOKE ? 100 : 1000;
@@ -200,15 +203,21 @@ async function load(target: Target, round: number, request: (n: number) => HttpR
 // ---------------------------------------------------------------------------------------------------
 // Processes: database, gateway, reference
 
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const children: { name: string; child: ChildProcess }[] = [];
+let stopping = false;
 
 async function startChild(name: string, args: string[], env: Record<string, string>): Promise<Target & { child: ChildProcess }> {
   const port = await freePort();
   const child = spawn(process.execPath, args, {
+    cwd: REPO_ROOT,
     env: { ...process.env, NODE_OPTIONS: '', PORT: String(port), HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   children.push({ name, child });
+  child.once('exit', (code, signal) => {
+    if (!stopping) problems.push(`${name} exited during the bench (${code ?? signal})`);
+  });
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 120_000;
   for (;;) {
@@ -585,6 +594,7 @@ let receiver: ReturnType<typeof createServer> | undefined;
 const wsClients: Client[] = [];
 
 async function cleanup(): Promise<void> {
+  stopping = true;
   await Promise.all(wsClients.map((client) => Promise.resolve(client.dispose()).catch(() => undefined)));
   wsClients.length = 0;
   receiver?.closeAllConnections();
@@ -910,6 +920,7 @@ async function main(): Promise<void> {
 
   console.log(`\n## Summary (${ROUNDS} round(s) × ${SECONDS} s, ${CONNECTIONS} connections, ${agents.length} agents${SMOKE ? ', smoke' : ''})\n`);
   console.log(markdownTable(['scenario', 'gateway', 'reference', 'gateway/reference'], compact));
+  console.log('\nRatios are medians of per-round ratios (min–max). A req/s ratio below 1, or a latency or wall-time ratio above 1, means the gateway is slower.');
   if (problems.length) {
     console.log('\nRules broken:');
     for (const problem of problems) console.log(`  - ${problem}`);
