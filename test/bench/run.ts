@@ -15,7 +15,8 @@
  * Environment: BENCH_ROUNDS (3), BENCH_SECONDS (10 per timed run), BENCH_CONNECTIONS (16),
  * BENCH_SCENARIOS (S1,…,S7: a subset), BENCH_SMOKE=1 (1 round of 2 s, 100 agents, fewer subscribers),
  * BENCH_S6_SOCKETS (100: WebSocket connections the 1,000 S6 subscriptions share; 1000 = one each),
- * DATABASE_URL (an existing database instead of the embedded one; the bench adds its own agents).
+ * DATABASE_URL (an existing database instead of the embedded one; the bench adds its own agents),
+ * BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
  * The embedded cluster runs without fsync (both targets alike): the numbers are CPU, not disk.
  * Exits non-zero when a rule is broken (S1 non-201, S4 race outcome, S6 missing deliveries, …).
  */
@@ -638,8 +639,11 @@ async function main(): Promise<void> {
   }
   const common = { DATABASE_URL: databaseUrl, BOOKING_CAP: '100000000', LOG_LEVEL: 'warn' };
   // The gateway runs the migrations before it listens; the reference starts after, on the same tables.
-  const gateway = await startChild('gateway', ['dist/src/main.js'], {
+  // BENCH_GATEWAY_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/profiles" profiles the gateway (written when it stops).
+  const gatewayNodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const gateway = await startChild('gateway', [...gatewayNodeArgs, 'dist/src/main.js'], {
     ...common,
+    NODE_ENV: 'production', // as `npm start` runs it
     WEBHOOK_ALLOW_PRIVATE: 'true',
     RATE_LIMIT_ANON_PER_MIN: '1000000000',
     RATE_LIMIT_AUTH_PER_MIN: '1000000000',

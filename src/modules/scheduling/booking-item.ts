@@ -1,3 +1,4 @@
+import { toIsoString } from '../../platform/iso-time.js';
 import type { BookingView } from './booking.service.js';
 
 /** Seed 000 `BookingItem`, times in UTC: the REST response and the `data.booking` of every event. */
@@ -16,12 +17,12 @@ export function toBookingItem(booking: BookingView): BookingItem {
   return {
     id: booking.id,
     agentId: booking.agentId,
-    startsAt: booking.startsAt.toISOString(),
-    endsAt: booking.endsAt.toISOString(),
+    startsAt: toIsoString(booking.startsAt),
+    endsAt: toIsoString(booking.endsAt),
     status: booking.status,
     rrule: booking.rrule,
-    warningSentAt: booking.warningSentAt?.toISOString() ?? null,
-    createdAt: booking.createdAt.toISOString(),
+    warningSentAt: booking.warningSentAt ? toIsoString(booking.warningSentAt) : null,
+    createdAt: toIsoString(booking.createdAt),
   };
 }
 

@@ -1,6 +1,7 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { createPubSub } from '@graphql-yoga/subscription';
 import { buildSchema, type ContainerType, type PubSub } from 'type-graphql';
+import { DateTimeIso } from './date-time.js';
 
 /** A resolver class, as type-graphql reads it from decorators. */
 export type ResolverClass = new (...args: never[]) => object;
@@ -20,6 +21,7 @@ export async function buildGatewaySchema(options: SchemaOptions): Promise<GraphQ
   return buildSchema({
     resolvers: [first, ...rest],
     validate: false,
+    scalarsMap: [{ type: Date, scalar: DateTimeIso }],
     ...(options.container ? { container: options.container } : {}),
     // type-graphql insists on a PubSub whenever a schema has subscriptions, even where each
     // subscription brings its own `subscribe` (ours read PostgreSQL LISTEN/NOTIFY streams).

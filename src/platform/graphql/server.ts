@@ -70,6 +70,9 @@ export async function registerGraphQL<Context extends PlatformContext>(
   const apollo = new ApolloServer<Context>({
     schema: options.schema,
     includeStacktraceInErrorResponses: false,
+    // Explicit, so that NODE_ENV (production under `npm start`) changes nothing here: frontend teams
+    // generate their types from introspection.
+    introspection: true,
     allowBatchedHttpRequests: false,
     validationRules: armor.validationRules,
     formatError: (formatted, error) => formatGraphQLError(formatted, error, log),

@@ -4,6 +4,7 @@ import { BOOKING_LIMITS, type BookingCursor, type BookingService } from '../book
 import { AgentNode } from './agent.types.js';
 import {
   BookingConnection,
+  BookingEdge,
   BookingNode,
   BookingPreview,
   CreateBookingInput,
@@ -41,7 +42,9 @@ export class BookingResolver {
       checkLimit('first', first, BOOKING_LIMITS.listMax),
       after ? decodeCursor(after) : undefined,
     );
-    const edges = page.items.map((item) => ({ cursor: encodeCursor(item), node: BookingNode.from(item) }));
+    // Every booking of the page is the caller's: its agent is known without a loader.
+    const agent = AgentNode.from(actor);
+    const edges = page.items.map((item) => new BookingEdge(Object.assign(BookingNode.from(item), { agent }), encodeCursor));
     return { edges, pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
   }
 
@@ -104,7 +107,8 @@ export class BookingResolver {
   }
 
   @FieldResolver(() => AgentNode)
-  async agent(@Root() booking: BookingNode, @Ctx() ctx: SchedulingContext): Promise<AgentNode> {
-    return AgentNode.from(await ctx.scheduling.loadAgent(booking.agentId));
+  agent(@Root() booking: BookingNode, @Ctx() ctx: SchedulingContext): AgentNode | Promise<AgentNode> {
+    // Synchronous when the query already knew it: a promise per row costs more than the row.
+    return booking.agent ?? ctx.scheduling.loadAgent(booking.agentId).then(AgentNode.from);
   }
 }

@@ -54,11 +54,21 @@ export class SlotNode {
 
 @ObjectType({ simpleResolvers: true })
 export class BookingEdge {
+  constructor(
+    node: BookingNode,
+    private readonly encode: (node: BookingNode) => string,
+  ) {
+    this.node = node;
+  }
+
+  /** Encoded only when a client asks for it: most pages are read without edge cursors. */
   @Field()
-  cursor!: string;
+  get cursor(): string {
+    return this.encode(this.node);
+  }
 
   @Field(() => BookingNode)
-  node!: BookingNode;
+  node: BookingNode;
 }
 
 @ObjectType({ simpleResolvers: true })
