@@ -61,6 +61,17 @@ describe('bookings', () => {
       expect(event).toEqual({ type: 'booking.created' });
     });
 
+    it('keeps its database connections through refused writes (no reconnect per slot_taken)', async () => {
+      const agent = await createAgent(t, root);
+      expect((await postBooking(t, agent, hourSlot(DAY, 21))).statusCode).toBe(201);
+      const sessions = async () =>
+        (await t.query<{ sessions: number }>('select sessions::int from pg_stat_database where datname = current_database()'))[0]!.sessions;
+      const before = await sessions();
+      for (let i = 0; i < 20; i++) expect((await postBooking(t, agent, hourSlot(DAY, 21))).statusCode).toBe(409);
+      // t.query itself opens one session per call; a reconnecting pool would add 20 more.
+      expect((await sessions()) - before).toBeLessThanOrEqual(2);
+    });
+
     it('answers 403 forbidden when agentId is not the credential’s agent', async () => {
       const [a, b] = [await createAgent(t, root), await createAgent(t, root)];
       const response = await postBooking(t, a, { agentId: b.id, ...hourSlot(DAY, 1) });
