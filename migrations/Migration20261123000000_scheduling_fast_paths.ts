@@ -13,8 +13,8 @@ export const AGENT_CREDENTIAL_CHANGED_BODY = `
  *   job per webhook inside the writing transaction (PostgreSQL's notify queue lock is global and held
  *   through the commit). An agent's events are now ordered by that agent's row lock alone, each event
  *   names the agent's previous one (so a reader sees a gap), and announcements leave after commit
- *   from the application. Deliveries are queued by a relay (`queue_webhook_deliveries`), reminders
- *   found by a sweep over an index instead of one job per booking.
+ *   from the application. Deliveries are claimed from their own table by a dispatcher instead of one
+ *   job each; reminders are found by a sweep over an index instead of one job per booking.
  * - `create_booking`, `cancel_booking`, `accept_proposal`: each write (locks, rules, rows, event) is
  *   one call.
  * - Window reads use a range index, so their cost does not grow with an agent's past.
@@ -22,10 +22,11 @@ export const AGENT_CREDENTIAL_CHANGED_BODY = `
  */
 export class Migration20261123000000_scheduling_fast_paths extends Migration {
   override up(): void {
-    this.addSql(`alter table webhook_deliveries add column queued_at timestamptz null;`);
-    // Deliveries written before this migration already have their job.
-    this.addSql(`update webhook_deliveries set queued_at = created_at;`);
-    this.addSql(`create index webhook_deliveries_unqueued_idx on webhook_deliveries (created_at) where queued_at is null;`);
+    // Deliveries are claimed straight from their table by the dispatcher; the job queue no longer holds
+    // one job per delivery. Pending ones from before get a due time and lose their queued job.
+    this.addSql(`update webhook_deliveries set next_attempt_at = coalesce(next_attempt_at, created_at) where status = 'pending';`);
+    this.addSql(`select graphile_worker.remove_job('delivery:' || id::text) from webhook_deliveries where status = 'pending';`);
+    this.addSql(`create index webhook_deliveries_due_idx on webhook_deliveries (next_attempt_at) where status = 'pending';`);
 
     this.addSql(`
       create index bookings_reminder_due_idx on bookings (starts_at)
@@ -45,9 +46,9 @@ export class Migration20261123000000_scheduling_fast_paths extends Migration {
         insert into booking_events (agent_id, type, booking_id, booking, created_at)
           values (p_agent, p_type, (p_booking->>'id')::uuid, p_booking, p_at)
           returning id into event_id;
-        -- queued_at stays null: the relay queues the deliveries' jobs after commit.
-        insert into webhook_deliveries (id, webhook_id, event_id, status, attempts, created_at)
-        select gen_random_uuid(), w.id, record_booking_event.event_id, 'pending', 0, p_at
+        -- Due at once: the dispatcher claims them after the commit.
+        insert into webhook_deliveries (id, webhook_id, event_id, status, attempts, next_attempt_at, created_at)
+        select gen_random_uuid(), w.id, record_booking_event.event_id, 'pending', 0, p_at, p_at
           from webhooks w
          where w.agent_id = p_agent and w.disabled_at is null and p_type = any (w.events);
         get diagnostics deliveries = row_count;
@@ -195,20 +196,71 @@ export class Migration20261123000000_scheduling_fast_paths extends Migration {
       end
       $$;`);
 
-    // The relay: deliveries whose job is not queued yet get one, many per call and one NOTIFY for all.
-    // Skip-locked claims let every process run it at once without queuing a delivery twice.
+    // The dispatcher's claim: due deliveries with everything needed to send them, leased until
+    // p_lease_until so that no other process takes them meanwhile (a crash leaves them due again then).
     this.addSql(`
-      create function queue_webhook_deliveries(p_limit int) returns int language sql as $$
+      create function claim_webhook_deliveries(p_now timestamptz, p_lease_until timestamptz, p_limit int, p_only uuid default null)
+      returns table (id uuid, attempts int, webhook_id uuid, url text, secret text, webhook_disabled boolean,
+                     event_id bigint, event_type text, event_created_at timestamptz, booking jsonb)
+      language sql as $$
         with due as (
-          select id from webhook_deliveries where queued_at is null order by created_at limit p_limit for update skip locked
-        ), queued as (
-          update webhook_deliveries d set queued_at = now() from due where d.id = due.id returning d.id
-        ), jobs as (
-          select graphile_worker.add_jobs(array_agg(row('deliver_webhook', json_build_object('deliveryId', q.id), null, null, null,
-                                                         'delivery:' || q.id, null, null)::graphile_worker.job_spec))
-            from queued q having count(*) > 0
+          select d.id from webhook_deliveries d
+           where d.status = 'pending' and d.next_attempt_at <= p_now and (p_only is null or d.id = p_only)
+           order by d.next_attempt_at
+           limit p_limit
+           for update skip locked
+        ), leased as (
+          update webhook_deliveries d set next_attempt_at = p_lease_until from due where d.id = due.id
+          returning d.id, d.attempts, d.webhook_id, d.event_id
         )
-        select count(*)::int from jobs;
+        select l.id, l.attempts, w.id, w.url, w.secret, w.disabled_at is not null, e.id, e.type, e.created_at, e.booking
+          from leased l join webhooks w on w.id = l.webhook_id join booking_events e on e.id = l.event_id;
+      $$;`);
+
+    // One attempt's outcome in one statement: the attempt row, the delivery, the endpoint's failure
+    // count (and disabling it after p_disable_after failed deliveries in a row).
+    this.addSql(`
+      create function record_webhook_attempt(p_delivery uuid, p_attempt int, p_attempted_at timestamptz, p_status_code int,
+                                             p_error text, p_duration_ms int, p_status text, p_next_attempt_at timestamptz,
+                                             p_finished_at timestamptz, p_disable_after int)
+      returns void language sql as $$
+        with attempt as (
+          insert into webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
+          values (p_delivery, p_attempt, p_attempted_at, p_status_code, p_error, p_duration_ms)
+        ), delivery as (
+          update webhook_deliveries
+             set attempts = p_attempt, status = p_status, next_attempt_at = p_next_attempt_at, last_error = p_error,
+                 delivered_at = case when p_status = 'delivered' then p_finished_at end
+           where id = p_delivery and status = 'pending'
+          returning webhook_id
+        )
+        update webhooks w
+           set consecutive_failures = case p_status when 'delivered' then 0 when 'failed' then w.consecutive_failures + 1
+                                      else w.consecutive_failures end,
+               disabled_at = case when p_status = 'failed' and w.disabled_at is null and w.consecutive_failures + 1 >= p_disable_after
+                                  then p_finished_at else w.disabled_at end,
+               disabled_reason = case when p_status = 'failed' and w.disabled_at is null and w.consecutive_failures + 1 >= p_disable_after
+                                      then (w.consecutive_failures + 1) || ' deliveries in a row failed; last error: ' || p_error
+                                      else w.disabled_reason end
+          from delivery
+         where w.id = delivery.webhook_id;
+      $$;`);
+
+    // Many attempts' outcomes in one round trip, in the order given.
+    this.addSql(`
+      create function record_webhook_attempts(p_attempts jsonb, p_disable_after int) returns void language plpgsql as $$
+      declare
+        a record;
+      begin
+        for a in
+          select * from jsonb_to_recordset(p_attempts) as x(delivery_id uuid, attempt int, attempted_at timestamptz, status_code int,
+                                                           error text, duration_ms int, status text, next_attempt_at timestamptz,
+                                                           finished_at timestamptz)
+        loop
+          perform record_webhook_attempt(a.delivery_id, a.attempt, a.attempted_at, a.status_code, a.error, a.duration_ms,
+                                         a.status, a.next_attempt_at, a.finished_at, p_disable_after);
+        end loop;
+      end
       $$;`);
 
     this.addSql(`create function agents_agents_credential_changed_fn() returns trigger language plpgsql as $$

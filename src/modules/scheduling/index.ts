@@ -42,7 +42,6 @@ import { AppError } from '../../platform/errors.js';
 import type { Notifications } from '../../platform/db/notifications.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { BackgroundLoop } from '../../platform/jobs/background-loop.js';
-import { QUEUE_WEBHOOK_DELIVERIES } from './sql/booking-event.sql.js';
 import type { Logger } from '../../platform/logger.js';
 import type { PlatformContext } from '../../platform/graphql/server.js';
 import { BookingResolver } from './graphql/booking.resolver.js';
@@ -75,10 +74,10 @@ export interface SchedulingDeps {
 }
 
 /** Builds the scheduling services and the adapters over them. */
-/** Deliveries queued per relay pass. */
-const RELAY_BATCH = 500;
-/** How often deliveries nobody kicked the relay for (a writer that died after its commit) are looked for. */
-const RELAY_INTERVAL_MS = 1_000;
+/** Webhook attempts in flight per process. */
+const DISPATCH_CAPACITY = 32;
+/** How often due deliveries nobody announced (a writer that died after its commit, another process's retry) are looked for. */
+const DISPATCH_INTERVAL_MS = 1_000;
 /** The reminder sweep's period; the contract allows a reminder to be up to 60 s late. */
 const REMINDER_SWEEP_INTERVAL_MS = 10_000;
 const REMINDER_BATCH = 100;
@@ -89,16 +88,17 @@ export function createSchedulingModule(deps: SchedulingDeps) {
   const agents = new AgentService(em, clock, statements, deps.notifications);
   const bookings = new BookingService(em, clock, statements, bus, { bookingCap: deps.bookingCap, reminderLeadMinutes: deps.reminderLeadMinutes });
   const proposals = new ProposalService(em, clock, bookings, bus, statements);
-  const webhooks = new WebhookService(em, clock, deps.webhooks, logger);
+  const webhooks = new WebhookService(em, clock, statements, deps.webhooks, logger);
 
-  // Webhook jobs are queued after the commit that created the deliveries, many per statement.
-  const relay = new BackgroundLoop({
-    name: 'webhook-relay',
-    intervalMs: RELAY_INTERVAL_MS,
+  // Webhook deliveries are claimed from their table, woken by the commits that create them.
+  const dispatcher = new BackgroundLoop({
+    name: 'webhook-dispatcher',
+    intervalMs: DISPATCH_INTERVAL_MS,
     logger,
-    pass: async () => ((await statements.one(QUEUE_WEBHOOK_DELIVERIES, [RELAY_BATCH]))?.queued ?? 0) >= RELAY_BATCH,
+    pass: () => webhooks.deliverDue(DISPATCH_CAPACITY),
   });
-  bus.onDeliveriesCommitted(() => relay.kick());
+  bus.onDeliveriesCommitted(() => dispatcher.kick());
+  webhooks.onDeliveriesDue(() => dispatcher.kick());
   // Reminders are found by a sweep over an index of unreminded bookings, not queued one job per booking.
   const reminders = new BackgroundLoop({
     name: 'reminder-sweep',
@@ -145,7 +145,7 @@ export function createSchedulingModule(deps: SchedulingDeps) {
     },
     /** Job handlers; each runs in its own unit of work. */
     tasks: {
-      [DELIVER_WEBHOOK_TASK]: async (payload: unknown) => webhooks.attemptDelivery((payload as { deliveryId: string }).deliveryId),
+      [DELIVER_WEBHOOK_TASK]: async (payload: unknown) => webhooks.deliverOne((payload as { deliveryId: string }).deliveryId),
       [SEND_REMINDER_TASK]: async (payload: unknown) => {
         await bookings.sendReminder((payload as { bookingId: string }).bookingId);
       },
@@ -155,14 +155,15 @@ export function createSchedulingModule(deps: SchedulingDeps) {
     },
     /** Recurring series are extended to a year ahead every night. */
     crontab: `0 3 * * * ${EXTEND_HORIZONS_TASK}`,
-    /** The relay and the reminder sweep: background work of a process that runs jobs. */
+    /** The webhook dispatcher and the reminder sweep: background work of a process that runs jobs. */
     startBackground() {
-      relay.start();
+      dispatcher.start();
       reminders.start();
     },
     async stop() {
       bus.close();
-      await Promise.all([relay.stop(), reminders.stop()]);
+      await Promise.all([dispatcher.stop(), reminders.stop()]);
+      await webhooks.settle();
     },
   };
 }

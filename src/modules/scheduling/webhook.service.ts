@@ -1,19 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { request, type Dispatcher } from 'undici';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
+import type { Statements } from '../../platform/db/statements.js';
+import { toIsoString } from '../../platform/iso-time.js';
 import { isUuid } from './input-checks.js';
-import { enqueueJob } from '../../platform/jobs/queue.js';
 import type { Logger } from '../../platform/logger.js';
 import { guardedDispatcher, refusedTarget } from '../../platform/net/address-policy.js';
 import type { AgentRecord } from './agent.service.js';
 import { BOOKING_EVENT_TYPES, type BookingEventType } from './entities/booking-event.entity.js';
 import { Webhook, WebhookAttempt, WebhookDelivery, type DeliveryStatus } from './entities/webhook.entity.js';
+import { CLAIM_DELIVERIES, RECORD_ATTEMPTS, type AttemptOutcome, type ClaimedDelivery } from './sql/webhook.sql.js';
+import { WriteBatcher } from '../../platform/db/write-batcher.js';
 
+/** Delivery jobs queued before the dispatcher existed still run under this name. */
 export const DELIVER_WEBHOOK_TASK = 'deliver_webhook';
+
+/** How long past the receiver timeout a claimed delivery stays leased to the process that claimed it. */
+const DELIVERY_LEASE_MARGIN_MS = 10_000;
 
 export interface WebhookSettings {
   retryBaseMs: number;
@@ -74,9 +80,18 @@ function toWebhookView(webhook: Webhook): WebhookView {
 export class WebhookService {
   private readonly dispatcher: Dispatcher;
 
+  private deliveriesDue: () => void = () => undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Aborted at shutdown: attempts in flight stop waiting for their receivers. */
+  private readonly shutdown = new AbortController();
+  private readonly outcomes = new WriteBatcher<AttemptOutcome>(async (outcomes) => {
+    await this.statements.rows(RECORD_ATTEMPTS, [JSON.stringify(outcomes), this.settings.disableAfterFailures]);
+  });
+
   constructor(
     private readonly em: EntityManager,
     private readonly clock: Clock,
+    private readonly statements: Statements,
     private readonly settings: WebhookSettings,
     private readonly logger: Logger,
   ) {
@@ -163,81 +178,101 @@ export class WebhookService {
         event: original.event.id,
         status: 'pending',
         attempts: 0,
-        // Queued right here rather than by the relay: one delivery, and the caller waits anyway.
-        queuedAt: this.clock.now(),
+        nextAttemptAt: this.clock.now(),
         createdAt: this.clock.now(),
       });
       await tx.flush();
-      await enqueueJob(tx, DELIVER_WEBHOOK_TASK, { deliveryId: delivery.id }, { jobKey: `delivery:${delivery.id}` });
       return delivery;
     });
+    this.deliveriesDue();
     const [view] = await this.deliveries(actor, { deliveryId: copy.id, limit: 1 });
     return view!;
   }
 
-  /**
-   * The `deliver_webhook` job: one attempt. Success marks the delivery delivered; a failure queues the
-   * next attempt after `retryBaseMs · 2^(attempt-1)`, or marks it failed after the last one.
-   */
-  async attemptDelivery(deliveryId: string): Promise<void> {
-    const delivery = await this.em.findOne(WebhookDelivery, deliveryId, { populate: ['webhook', 'event'] });
-    if (!delivery || delivery.status !== 'pending') return;
-    const { webhook, event } = delivery;
-    const attempt = delivery.attempts + 1;
-    const started = this.clock.now();
-
-    let statusCode: number | null = null;
-    let error: string | null = null;
-    if (webhook.disabledAt) {
-      error = 'the endpoint is disabled';
-    } else {
-      const result = await this.post(webhook, {
-        id: `evt_${event.id}`,
-        type: event.type,
-        created_at: event.createdAt.toISOString(),
-        data: { booking: event.booking },
-      });
-      statusCode = result.statusCode;
-      error = result.error;
-    }
-    const succeeded = error === null;
-    const finished = this.clock.now();
-    const exhausted = !succeeded && (attempt >= this.settings.maxAttempts || webhook.disabledAt !== null);
-
-    await this.em.transactional(async (tx) => {
-      tx.create(WebhookAttempt, {
-        delivery: delivery.id,
-        attempt,
-        attemptedAt: started,
-        statusCode,
-        error,
-        durationMs: finished.getTime() - started.getTime(),
-      });
-      const current = await tx.findOneOrFail(WebhookDelivery, delivery.id, { populate: ['webhook'], lockMode: LockMode.PESSIMISTIC_WRITE });
-      current.attempts = attempt;
-      current.lastError = error;
-      if (succeeded) {
-        current.status = 'delivered';
-        current.deliveredAt = finished;
-        current.nextAttemptAt = null;
-        current.webhook.consecutiveFailures = 0;
-      } else if (exhausted) {
-        current.status = 'failed';
-        current.nextAttemptAt = null;
-        current.webhook.consecutiveFailures += 1;
-        if (!current.webhook.disabledAt && current.webhook.consecutiveFailures >= this.settings.disableAfterFailures) {
-          current.webhook.disabledAt = finished;
-          current.webhook.disabledReason = `${current.webhook.consecutiveFailures} deliveries in a row failed; last error: ${error}`;
-        }
-      } else {
-        current.nextAttemptAt = new Date(finished.getTime() + this.settings.retryBaseMs * 2 ** (attempt - 1));
-        await enqueueJob(tx, DELIVER_WEBHOOK_TASK, { deliveryId: delivery.id }, { runAt: current.nextAttemptAt, jobKey: `delivery:${delivery.id}` });
-      }
-      await tx.flush();
-    });
+  /** Who sends due deliveries (the dispatcher): told about new ones and about retries as they fall due. */
+  onDeliveriesDue(kick: () => void): void {
+    this.deliveriesDue = kick;
   }
 
-  private async post(webhook: Webhook, message: object): Promise<{ statusCode: number | null; error: string | null }> {
+  /**
+   * One pass of the dispatcher: claims due deliveries (leased, so no other process takes them) for
+   * the free places among `capacity` attempts in flight and starts them. A slow receiver holds one
+   * place until its timeout, never the others. Answers whether it filled every free place (more may
+   * be due); every finished attempt wakes the dispatcher again.
+   */
+  async deliverDue(capacity: number): Promise<boolean> {
+    const free = capacity - this.inFlight.size;
+    if (free <= 0) return false;
+    const now = this.clock.now();
+    const claimed = await this.statements.rows(CLAIM_DELIVERIES, [now, this.leaseUntil(now), free, null]);
+    for (const delivery of claimed) {
+      const attempt = this.attempt(delivery)
+        .catch((error: unknown) => this.logger.warn({ err: error, deliveryId: delivery.id }, 'recording a webhook attempt failed; it is retried when its lease ends'))
+        .finally(() => {
+          this.inFlight.delete(attempt);
+          this.deliveriesDue();
+        });
+      this.inFlight.add(attempt);
+    }
+    return claimed.length === free;
+  }
+
+  /** One attempt at one delivery if it is due (jobs queued before the dispatcher existed). */
+  async deliverOne(deliveryId: string): Promise<void> {
+    const now = this.clock.now();
+    const [delivery] = await this.statements.rows(CLAIM_DELIVERIES, [now, this.leaseUntil(now), 1, deliveryId]);
+    if (delivery) await this.attempt(delivery);
+  }
+
+  /**
+   * Shutdown: cuts the attempts in flight short and waits for them. A cut attempt is not recorded:
+   * its delivery stays leased and is due again when the lease ends, for whichever process is running.
+   */
+  async settle(): Promise<void> {
+    this.shutdown.abort();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /**
+   * Success marks the delivery delivered; a failure makes it due again after
+   * `retryBaseMs · 2^(attempt-1)`, or marks it failed after the last attempt.
+   */
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const attempt = delivery.attempts + 1;
+    const started = this.clock.now();
+    const { statusCode, error } = delivery.webhook_disabled
+      ? { statusCode: null, error: 'the endpoint is disabled' }
+      : await this.post(delivery, {
+          id: `evt_${delivery.event_id}`,
+          type: delivery.event_type,
+          created_at: toIsoString(new Date(delivery.event_created_at)),
+          data: { booking: delivery.booking },
+        });
+    if (this.shutdown.signal.aborted) return;
+    const finished = this.clock.now();
+    const succeeded = error === null;
+    const exhausted = !succeeded && (attempt >= this.settings.maxAttempts || delivery.webhook_disabled);
+    const retryAt = succeeded || exhausted ? null : new Date(finished.getTime() + this.settings.retryBaseMs * 2 ** (attempt - 1));
+    await this.outcomes.add({
+      delivery_id: delivery.id,
+      attempt,
+      attempted_at: started,
+      status_code: statusCode,
+      error,
+      duration_ms: finished.getTime() - started.getTime(),
+      status: succeeded ? 'delivered' : exhausted ? 'failed' : 'pending',
+      next_attempt_at: retryAt,
+      finished_at: finished,
+    });
+    if (retryAt) setTimeout(() => this.deliveriesDue(), Math.max(0, retryAt.getTime() - finished.getTime())).unref();
+  }
+
+  private leaseUntil(now: Date): Date {
+    // Long enough for the attempt to finish; a process that dies meanwhile leaves it due again after.
+    return new Date(now.getTime() + this.settings.timeoutMs + DELIVERY_LEASE_MARGIN_MS);
+  }
+
+  private async post(webhook: { webhook_id: string; url: string; secret: string }, message: object): Promise<{ statusCode: number | null; error: string | null }> {
     const body = JSON.stringify(message);
     const id = (message as { id: string }).id;
     const timestamp = this.clock.now();
@@ -257,7 +292,7 @@ export class WebhookService {
           'webhook-signature': signature,
         },
         body,
-        signal: deadline,
+        signal: AbortSignal.any([deadline, this.shutdown.signal]),
         maxRedirections: 0,
       } as Parameters<typeof request>[1]);
       await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
@@ -265,7 +300,7 @@ export class WebhookService {
       return { statusCode: response.statusCode, error: ok ? null : `the receiver answered ${response.statusCode}` };
     } catch (error) {
       const reason = deadline.aborted ? `no answer within ${this.settings.timeoutMs} ms` : String((error as Error).message ?? error);
-      this.logger.debug({ webhookId: webhook.id, err: error }, 'webhook attempt failed');
+      this.logger.debug({ webhookId: webhook.webhook_id, err: error }, 'webhook attempt failed');
       return { statusCode: null, error: reason };
     }
   }

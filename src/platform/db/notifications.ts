@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../logger.js';
+import { WriteBatcher } from './write-batcher.js';
 
 export type NotificationHandler = (payload: string) => void;
 
@@ -19,8 +20,7 @@ export class Notifications {
   private readonly reconnectHandlers: (() => void)[] = [];
   private client: pg.Client | undefined;
   private stopped = false;
-  private readonly outgoing: { channel: string; payload: string }[] = [];
-  private sending = false;
+  private readonly outgoing = new WriteBatcher<{ channel: string; payload: string }>((batch) => this.send(batch), NOTIFY_BATCH);
 
   constructor(
     private readonly connectionString: string,
@@ -49,29 +49,22 @@ export class Notifications {
    * a listener must be able to catch up from the data itself.
    */
   publish(channel: string, payload: string): void {
-    this.outgoing.push({ channel, payload });
-    if (this.sending) return;
-    this.sending = true;
-    setImmediate(() => void this.sendQueued());
+    this.outgoing.add({ channel, payload }).catch(() => undefined); // logged once per batch by send()
   }
 
-  private async sendQueued(): Promise<void> {
-    while (this.outgoing.length) {
-      const batch = this.outgoing.splice(0, NOTIFY_BATCH);
-      if (!this.client) {
-        this.logger.debug({ dropped: batch.length }, 'notification connection down; notifications dropped');
-        continue;
-      }
-      try {
-        await this.client.query('select pg_notify(n.channel, n.payload) from unnest($1::text[], $2::text[]) as n(channel, payload)', [
-          batch.map((notification) => notification.channel),
-          batch.map((notification) => notification.payload),
-        ]);
-      } catch (error) {
-        this.logger.warn({ err: error, dropped: batch.length }, 'sending notifications failed');
-      }
+  private async send(batch: { channel: string; payload: string }[]): Promise<void> {
+    if (!this.client) {
+      this.logger.debug({ dropped: batch.length }, 'notification connection down; notifications dropped');
+      return;
     }
-    this.sending = false;
+    try {
+      await this.client.query('select pg_notify(n.channel, n.payload) from unnest($1::text[], $2::text[]) as n(channel, payload)', [
+        batch.map((notification) => notification.channel),
+        batch.map((notification) => notification.payload),
+      ]);
+    } catch (error) {
+      this.logger.warn({ err: error, dropped: batch.length }, 'sending notifications failed');
+    }
   }
 
   async start(): Promise<void> {

@@ -193,6 +193,26 @@ describe('webhooks', () => {
     expect(delivery!.attempts[0]!.durationMs).toBeGreaterThanOrEqual(450);
   });
 
+  it('delivers to other endpoints while one receiver hangs (no head-of-line blocking)', async () => {
+    const slow = await startTestApp({ env: { ...FAST_RETRIES, WEBHOOK_TIMEOUT_MS: '8000' } });
+    try {
+      const owner = await bootstrapAgent(slow);
+      const [stuck, healthy] = [await createAgent(slow, owner), await createAgent(slow, owner)];
+      const [hanging, answering] = [await receiver(() => 'hang'), await receiver()];
+      for (const [agent, hook] of [[stuck, hanging], [healthy, answering]] as const) {
+        await slow.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(agent.token), payload: { url: hook.url } });
+      }
+      await createBooking(slow, stuck, '2032-05-01T09:00:00Z', '2032-05-01T10:00:00Z');
+      while (hanging.hits === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      const started = Date.now();
+      await createBooking(slow, healthy, '2032-05-01T09:00:00Z', '2032-05-01T10:00:00Z');
+      await answering.waitFor(1, 4_000);
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('redelivers an event as a new delivery', async () => {
     const agent = await createAgent(t, root);
     const hook = await receiver();

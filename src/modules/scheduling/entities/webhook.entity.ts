@@ -43,9 +43,10 @@ export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 @Entity({ tableName: 'webhook_deliveries' })
 @Check({ name: 'webhook_deliveries_status_check', expression: `"status" in ('pending', 'delivered', 'failed')` })
 @Index({ name: 'webhook_deliveries_webhook_idx', properties: ['webhook', 'createdAt'] })
+// The dispatcher claims due pending deliveries over this index.
 @Index({
-  name: 'webhook_deliveries_unqueued_idx',
-  expression: 'create index webhook_deliveries_unqueued_idx on webhook_deliveries (created_at) where queued_at is null',
+  name: 'webhook_deliveries_due_idx',
+  expression: "create index webhook_deliveries_due_idx on webhook_deliveries (next_attempt_at) where status = 'pending'",
 })
 export class WebhookDelivery {
   @PrimaryKey({ type: 'uuid' })
@@ -71,10 +72,6 @@ export class WebhookDelivery {
 
   @Property({ type: 'text', nullable: true })
   lastError: string | null = null;
-
-  /** When the relay queued this delivery's job; null until then (see `queue_webhook_deliveries`). */
-  @Property({ type: 'Date', columnType: 'timestamptz', nullable: true })
-  queuedAt: Date | null = null;
 
   @Property({ type: 'Date', columnType: 'timestamptz' })
   createdAt: Date = new Date();

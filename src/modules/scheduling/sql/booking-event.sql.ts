@@ -25,9 +25,3 @@ export const LATEST_EVENTS = namedStatement<[agentIds: string[]], { agent_id: st
   `select a.id as agent_id, (select max(e.id) from booking_events e where e.agent_id = a.id)::text as latest
      from unnest($1::uuid[]) as a(id)`,
 );
-
-/** The relay: queues a job for up to `limit` deliveries that have none yet; answers how many. */
-export const QUEUE_WEBHOOK_DELIVERIES = namedStatement<[limit: number], { queued: number }>(
-  'queue_webhook_deliveries',
-  'select queue_webhook_deliveries($1::int) as queued',
-);

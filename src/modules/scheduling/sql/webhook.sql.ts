@@ -1,0 +1,44 @@
+import { namedStatement } from '../../../platform/db/statements.js';
+import type { BookingItem } from '../booking-item.js';
+import type { DeliveryStatus } from '../entities/webhook.entity.js';
+
+export interface ClaimedDelivery {
+  id: string;
+  attempts: number;
+  webhook_id: string;
+  url: string;
+  secret: string;
+  webhook_disabled: boolean;
+  event_id: string;
+  event_type: string;
+  event_created_at: string;
+  booking: BookingItem;
+}
+
+/**
+ * Due deliveries, leased to this process, with the endpoint and the event in the same round trip
+ * (`claim_webhook_deliveries`). `only` claims one delivery if it is due.
+ */
+export const CLAIM_DELIVERIES = namedStatement<[now: Date, leaseUntil: Date, limit: number, only: string | null], ClaimedDelivery>(
+  'claim_webhook_deliveries',
+  'select id, attempts, webhook_id, url, secret, webhook_disabled, event_id::text, event_type, event_created_at, booking from claim_webhook_deliveries($1, $2, $3, $4::uuid)',
+);
+
+/** One attempt's outcome, as `record_webhook_attempts` reads it. */
+export interface AttemptOutcome {
+  delivery_id: string;
+  attempt: number;
+  attempted_at: Date;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  status: DeliveryStatus;
+  next_attempt_at: Date | null;
+  finished_at: Date;
+}
+
+/** Attempts' outcomes (attempt rows, deliveries, the endpoints' failure counts), many per round trip. */
+export const RECORD_ATTEMPTS = namedStatement<[outcomes: string, disableAfter: number], Record<string, never>>(
+  'record_webhook_attempts',
+  'select from record_webhook_attempts($1::jsonb, $2::int)',
+);

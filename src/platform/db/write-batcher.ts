@@ -1,0 +1,41 @@
+/**
+ * Writes items many at a time: while one write is in flight, new items wait and leave together in
+ * the next. Each round trip to PostgreSQL costs far more than a row, so under load a burst of N
+ * items costs a couple of statements instead of N; when idle an item leaves at once.
+ */
+export class WriteBatcher<Item> {
+  private queue: { item: Item; settle: (error?: unknown) => void }[] = [];
+  private writing: Promise<void> | undefined;
+
+  constructor(
+    private readonly write: (items: Item[]) => Promise<void>,
+    private readonly maxBatch = 500,
+  ) {}
+
+  /** Resolves once the item is written; rejects with the error of the write that carried it. */
+  add(item: Item): Promise<void> {
+    const written = new Promise<void>((resolve, reject) => this.queue.push({ item, settle: (error) => (error === undefined ? resolve() : reject(error)) }));
+    this.writing ??= this.drain();
+    return written;
+  }
+
+  /** Waits until everything added so far is written (or failed). */
+  async flush(): Promise<void> {
+    await this.writing;
+  }
+
+  private async drain(): Promise<void> {
+    // Items added in the same tick as the first one leave with it.
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.queue.length) {
+      const batch = this.queue.splice(0, this.maxBatch);
+      try {
+        await this.write(batch.map((entry) => entry.item));
+        for (const entry of batch) entry.settle();
+      } catch (error) {
+        for (const entry of batch) entry.settle(error ?? new Error('write failed'));
+      }
+    }
+    this.writing = undefined;
+  }
+}
