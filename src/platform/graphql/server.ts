@@ -5,7 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { execute, specifiedRules, validate, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { parseCredential, type PresentedCredential } from '../auth/credentials.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger.js';
@@ -38,6 +39,26 @@ export interface GraphQLServerOptions<Context extends PlatformContext> {
 }
 
 export const GRAPHQL_PATH = '/graphql';
+
+/**
+ * Messages sent to one socket in the same tick leave in one write: an event reaches every
+ * subscription on a connection at once, and a write per message costs a system call each.
+ */
+function coalesceWrites(ws: WebSocket, socket: Duplex): void {
+  const send = ws.send.bind(ws) as (...args: unknown[]) => void;
+  let corked = false;
+  ws.send = ((...args: unknown[]) => {
+    if (!corked) {
+      corked = true;
+      socket.cork();
+      process.nextTick(() => {
+        corked = false;
+        socket.uncork();
+      });
+    }
+    send(...args);
+  }) as WebSocket['send'];
+}
 
 /** Subscribers with the same credential see the same data, so they may share an execution. */
 function viewerKey(contextValue: unknown): string {
@@ -146,7 +167,10 @@ export async function registerGraphQL<Context extends PlatformContext>(
       socket.destroy();
       return;
     }
-    sockets.handleUpgrade(request, socket, head, (ws) => sockets.emit('connection', ws, request));
+    sockets.handleUpgrade(request, socket, head, (ws) => {
+      coalesceWrites(ws, socket);
+      sockets.emit('connection', ws, request);
+    });
   });
 
   // On shutdown: tell every subscriber we are going away, then stop accepting sockets.
