@@ -104,7 +104,7 @@ export class Migration20261123000000_scheduling_fast_paths extends Migration {
     // A booking as the seed's BookingItem (UTC, milliseconds, like JavaScript's toISOString): the
     // payload of events written by the functions below.
     this.addSql(`
-      create function booking_item(b bookings) returns jsonb language sql immutable as $$
+      create function booking_item(b bookings) returns jsonb language sql stable as $$
         select jsonb_build_object(
           'id', b.id, 'agentId', b.agent_id,
           'startsAt', to_char(b.starts_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
@@ -199,13 +199,14 @@ export class Migration20261123000000_scheduling_fast_paths extends Migration {
     // The dispatcher's claim: due deliveries with everything needed to send them, leased until
     // p_lease_until so that no other process takes them meanwhile (a crash leaves them due again then).
     this.addSql(`
-      create function claim_webhook_deliveries(p_now timestamptz, p_lease_until timestamptz, p_limit int, p_only uuid default null)
+      create function claim_webhook_deliveries(p_now timestamptz, p_lease_until timestamptz, p_limit int, p_only uuid, p_in_flight uuid[])
       returns table (id uuid, attempts int, webhook_id uuid, url text, secret text, webhook_disabled boolean,
                      event_id bigint, event_type text, event_created_at timestamptz, booking jsonb)
       language sql as $$
         with due as (
           select d.id from webhook_deliveries d
            where d.status = 'pending' and d.next_attempt_at <= p_now and (p_only is null or d.id = p_only)
+             and d.id <> all (p_in_flight)
            order by d.next_attempt_at
            limit p_limit
            for update skip locked
@@ -224,15 +225,17 @@ export class Migration20261123000000_scheduling_fast_paths extends Migration {
                                              p_error text, p_duration_ms int, p_status text, p_next_attempt_at timestamptz,
                                              p_finished_at timestamptz, p_disable_after int)
       returns void language sql as $$
-        with attempt as (
-          insert into webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
-          values (p_delivery, p_attempt, p_attempted_at, p_status_code, p_error, p_duration_ms)
-        ), delivery as (
+        with delivery as (
+          -- Only the attempt this process claimed: a delivery deleted meanwhile (with its webhook) or
+          -- attempted again after a lapsed lease records nothing, and fails nothing else in the batch.
           update webhook_deliveries
              set attempts = p_attempt, status = p_status, next_attempt_at = p_next_attempt_at, last_error = p_error,
                  delivered_at = case when p_status = 'delivered' then p_finished_at end
-           where id = p_delivery and status = 'pending'
-          returning webhook_id
+           where id = p_delivery and status = 'pending' and attempts = p_attempt - 1
+          returning id, webhook_id
+        ), attempt as (
+          insert into webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
+          select delivery.id, p_attempt, p_attempted_at, p_status_code, p_error, p_duration_ms from delivery
         )
         update webhooks w
            set consecutive_failures = case p_status when 'delivered' then 0 when 'failed' then w.consecutive_failures + 1
@@ -246,16 +249,18 @@ export class Migration20261123000000_scheduling_fast_paths extends Migration {
          where w.id = delivery.webhook_id;
       $$;`);
 
-    // Many attempts' outcomes in one round trip, in the order given.
+    // Many attempts' outcomes in one round trip, endpoint by endpoint (the same lock order in every
+    // process, so two batches cannot deadlock), each endpoint's in the order they finished.
     this.addSql(`
       create function record_webhook_attempts(p_attempts jsonb, p_disable_after int) returns void language plpgsql as $$
       declare
         a record;
       begin
         for a in
-          select * from jsonb_to_recordset(p_attempts) as x(delivery_id uuid, attempt int, attempted_at timestamptz, status_code int,
-                                                           error text, duration_ms int, status text, next_attempt_at timestamptz,
-                                                           finished_at timestamptz)
+          select * from jsonb_to_recordset(p_attempts) as x(delivery_id uuid, webhook_id uuid, attempt int, attempted_at timestamptz,
+                                                           status_code int, error text, duration_ms int, status text,
+                                                           next_attempt_at timestamptz, finished_at timestamptz)
+           order by x.webhook_id, x.finished_at
         loop
           perform record_webhook_attempt(a.delivery_id, a.attempt, a.attempted_at, a.status_code, a.error, a.duration_ms,
                                          a.status, a.next_attempt_at, a.finished_at, p_disable_after);

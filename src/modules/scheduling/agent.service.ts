@@ -61,6 +61,8 @@ export const AGENT_CREDENTIALS_CHANNEL = 'agent_credentials';
 /** Agent seats: the bootstrap of the first agent, child agents, and resolving a credential to its agent. */
 export class AgentService {
   private readonly credentials = new LRUCache<string, AgentRecord>({ max: CREDENTIAL_CACHE.maxEntries, ttl: CREDENTIAL_CACHE.ttlMs });
+  /** Counts invalidations: a lookup that raced one must not cache the row it read before it. */
+  private invalidations = 0;
 
   constructor(
     private readonly em: EntityManager,
@@ -68,8 +70,14 @@ export class AgentService {
     private readonly statements: Statements,
     notifications: Notifications,
   ) {
-    notifications.on(AGENT_CREDENTIALS_CHANNEL, (tokenHash) => this.credentials.delete(tokenHash));
-    notifications.onReconnect(() => this.credentials.clear());
+    notifications.on(AGENT_CREDENTIALS_CHANNEL, (tokenHash) => {
+      this.invalidations++;
+      this.credentials.delete(tokenHash);
+    });
+    notifications.onReconnect(() => {
+      this.invalidations++;
+      this.credentials.clear();
+    });
   }
 
   /** The agent a credential belongs to; 401 `unauthorized` for a missing, malformed or unknown one. */
@@ -79,10 +87,11 @@ export class AgentService {
     const tokenHash = sha256Hex(credential.token);
     const cached = this.credentials.get(tokenHash);
     if (cached) return cached;
+    const invalidationsBefore = this.invalidations;
     const row = await this.statements.one(AGENT_BY_TOKEN_HASH, [tokenHash]);
     if (!row) throw new AppError('unauthorized', INVALID_CREDENTIAL);
     const agent = toAgentRecord(row);
-    this.credentials.set(tokenHash, agent);
+    if (this.invalidations === invalidationsBefore) this.credentials.set(tokenHash, agent);
     return agent;
   }
 

@@ -106,6 +106,8 @@ function fromRow(row: BookingEventRow): BookingEventView {
  */
 class AgentFeed {
   last = 0n;
+  /** Set when the last subscriber left: a read still in flight must not emit into a newer feed's channel. */
+  closed = false;
   private reading: Promise<void> | undefined;
   private readAgain = false;
 
@@ -117,6 +119,7 @@ class AgentFeed {
   ) {}
 
   offer(event: AnnouncedEvent): void {
+    if (this.closed) return;
     if (this.reading) {
       this.readAgain = true;
       return;
@@ -142,6 +145,7 @@ class AgentFeed {
           this.readAgain = false;
           for (;;) {
             const events = await this.readLog(this.agentId, this.last);
+            if (this.closed) return;
             for (const event of events) {
               this.last = BigInt(event.cursor);
               this.deliver(event);
@@ -186,7 +190,7 @@ export class BookingEventBus {
     this.checkTimer = setInterval(() => void this.checkFeeds(false), FEED_CHECK_INTERVAL_MS).unref();
   }
 
-  /** Who queues webhook jobs when a write created deliveries (the relay). */
+  /** Who sends webhook deliveries when a write created some (the dispatcher). */
   onDeliveriesCommitted(kick: () => void): void {
     this.onDeliveries = kick;
   }
@@ -220,13 +224,38 @@ export class BookingEventBus {
    * Events of one agent, from `after` (exclusive) if given: first what is already in the log, then
    * live, with no gap and no duplicate. Listening starts before the log is read; anything seen in
    * both is dropped by cursor (one agent's cursors commit in order, see `record_booking_event`).
+   * `return()` ends the stream at once, also while it waits for an event (a generator's own
+   * `return()` would wait for the next one, which for a quiet agent may never come).
    */
-  async *subscribe(agentId: string, after: string | undefined): AsyncGenerator<BookingEventView> {
+  subscribe(agentId: string, after: string | undefined): AsyncGenerator<BookingEventView> {
+    const ended = new AbortController();
+    const events = this.stream(agentId, after, ended.signal);
+    const stream: AsyncGenerator<BookingEventView> = {
+      next: () => events.next(),
+      return: async (value?: unknown) => {
+        ended.abort();
+        return events.return(value as undefined);
+      },
+      throw: (error: unknown) => events.throw(error),
+      [Symbol.asyncIterator]: () => stream,
+      [Symbol.asyncDispose]: async () => {
+        await stream.return(undefined);
+      },
+    };
+    return stream;
+  }
+
+  /** Agents with live subscribers in this process (each has one feed). */
+  get liveAgents(): number {
+    return this.feeds.size;
+  }
+
+  private async *stream(agentId: string, after: string | undefined, ended: AbortSignal): AsyncGenerator<BookingEventView> {
     this.subscribers.set(agentId, (this.subscribers.get(agentId) ?? 0) + 1);
     let live: AsyncIterableIterator<[BookingEventView]> | undefined;
     try {
       const feed = await this.feed(agentId);
-      live = on(this.emitter, agentId, { close: ['close'] }) as AsyncIterableIterator<[BookingEventView]>;
+      live = on(this.emitter, agentId, { close: ['close'], signal: ended }) as AsyncIterableIterator<[BookingEventView]>;
       // Without `after`, the stream starts now.
       let last = after === undefined ? feed.last : BigInt(after);
       if (after !== undefined) {
@@ -245,19 +274,25 @@ export class BookingEventBus {
         last = cursor;
         yield event;
       }
+    } catch (error) {
+      if (!ended.aborted) throw error;
     } finally {
       await live?.return?.();
       const left = (this.subscribers.get(agentId) ?? 1) - 1;
       if (left > 0) this.subscribers.set(agentId, left);
       else {
         this.subscribers.delete(agentId);
+        void this.feeds.get(agentId)?.then((feed) => (feed.closed = true), () => undefined);
         this.feeds.delete(agentId);
       }
     }
   }
 
   private offer(event: AnnouncedEvent): void {
-    void this.feeds.get(event.agentId)?.then((feed) => feed.offer(event));
+    void this.feeds.get(event.agentId)?.then(
+      (feed) => feed.offer(event),
+      () => undefined, // the feed could not start; its subscribers already got the error
+    );
   }
 
   private feed(agentId: string): Promise<AgentFeed> {

@@ -106,7 +106,10 @@ export function createSchedulingModule(deps: SchedulingDeps) {
     logger,
     pass: async () => {
       const due = await bookings.dueReminders(REMINDER_BATCH);
-      for (const bookingId of due) await bookings.sendReminder(bookingId);
+      for (const bookingId of due) {
+        // One failing reminder must not hold up the others; it is due again at the next sweep.
+        await bookings.sendReminder(bookingId).catch((error: unknown) => logger.warn({ err: error, bookingId }, 'sending a reminder failed'));
+      }
       return due.length === REMINDER_BATCH;
     },
   });

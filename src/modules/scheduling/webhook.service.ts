@@ -4,6 +4,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { request, type Dispatcher } from 'undici';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
+import { retryTransient } from '../../platform/db/pg-errors.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { toIsoString } from '../../platform/iso-time.js';
 import { isUuid } from './input-checks.js';
@@ -81,11 +82,11 @@ export class WebhookService {
   private readonly dispatcher: Dispatcher;
 
   private deliveriesDue: () => void = () => undefined;
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new Map<string, Promise<void>>();
   /** Aborted at shutdown: attempts in flight stop waiting for their receivers. */
   private readonly shutdown = new AbortController();
   private readonly outcomes = new WriteBatcher<AttemptOutcome>(async (outcomes) => {
-    await this.statements.rows(RECORD_ATTEMPTS, [JSON.stringify(outcomes), this.settings.disableAfterFailures]);
+    await retryTransient(() => this.statements.rows(RECORD_ATTEMPTS, [JSON.stringify(outcomes), this.settings.disableAfterFailures]));
   });
 
   constructor(
@@ -204,15 +205,15 @@ export class WebhookService {
     const free = capacity - this.inFlight.size;
     if (free <= 0) return false;
     const now = this.clock.now();
-    const claimed = await this.statements.rows(CLAIM_DELIVERIES, [now, this.leaseUntil(now), free, null]);
+    const claimed = await this.statements.rows(CLAIM_DELIVERIES, [now, this.leaseUntil(now), free, null, [...this.inFlight.keys()]]);
     for (const delivery of claimed) {
       const attempt = this.attempt(delivery)
         .catch((error: unknown) => this.logger.warn({ err: error, deliveryId: delivery.id }, 'recording a webhook attempt failed; it is retried when its lease ends'))
         .finally(() => {
-          this.inFlight.delete(attempt);
+          this.inFlight.delete(delivery.id);
           this.deliveriesDue();
         });
-      this.inFlight.add(attempt);
+      this.inFlight.set(delivery.id, attempt);
     }
     return claimed.length === free;
   }
@@ -220,7 +221,7 @@ export class WebhookService {
   /** One attempt at one delivery if it is due (jobs queued before the dispatcher existed). */
   async deliverOne(deliveryId: string): Promise<void> {
     const now = this.clock.now();
-    const [delivery] = await this.statements.rows(CLAIM_DELIVERIES, [now, this.leaseUntil(now), 1, deliveryId]);
+    const [delivery] = await this.statements.rows(CLAIM_DELIVERIES, [now, this.leaseUntil(now), 1, deliveryId, [...this.inFlight.keys()]]);
     if (delivery) await this.attempt(delivery);
   }
 
@@ -230,7 +231,7 @@ export class WebhookService {
    */
   async settle(): Promise<void> {
     this.shutdown.abort();
-    await Promise.allSettled([...this.inFlight]);
+    await Promise.allSettled([...this.inFlight.values()]);
   }
 
   /**
@@ -255,6 +256,7 @@ export class WebhookService {
     const retryAt = succeeded || exhausted ? null : new Date(finished.getTime() + this.settings.retryBaseMs * 2 ** (attempt - 1));
     await this.outcomes.add({
       delivery_id: delivery.id,
+      webhook_id: delivery.webhook_id,
       attempt,
       attempted_at: started,
       status_code: statusCode,

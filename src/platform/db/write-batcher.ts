@@ -10,10 +10,13 @@ export class WriteBatcher<Item> {
   constructor(
     private readonly write: (items: Item[]) => Promise<void>,
     private readonly maxBatch = 500,
+    /** Items allowed to wait; past it `add` refuses at once (a stalled connection must not fill memory). */
+    private readonly maxQueued = 20_000,
   ) {}
 
   /** Resolves once the item is written; rejects with the error of the write that carried it. */
   add(item: Item): Promise<void> {
+    if (this.queue.length >= this.maxQueued) return Promise.reject(new Error(`more than ${this.maxQueued} items are waiting to be written`));
     const written = new Promise<void>((resolve, reject) => this.queue.push({ item, settle: (error) => (error === undefined ? resolve() : reject(error)) }));
     this.writing ??= this.drain();
     return written;

@@ -7,6 +7,7 @@ import { freePort } from '../../../src/platform/db/embedded-postgres.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
 import { createBooking } from '../../factories/bookings.js';
 import { startWebhookReceiver } from '../../factories/webhook-receiver.js';
+import { FEED_CHECK_INTERVAL_MS } from '../../../src/modules/scheduling/booking-events.js';
 import { BookingEventsDocument, type BookingEventsSubscription } from '../../generated/graphql.js';
 import { createTestDatabase, startTestApp, type TestApp } from '../../harness.js';
 
@@ -166,6 +167,19 @@ describe('bookingEvents subscription', () => {
     const next = await book(agent);
     expect((await subscription.waitFor(3)).map((event) => event.booking.id)).toEqual([announced.id, announced.id, next.id]);
     await subscription.close();
+  });
+
+  it('lets go of a quiet agent’s live feed as soon as its last subscriber leaves', async () => {
+    const quiet = await createAgent(t, root);
+    const subscription = subscribe(url, quiet.token);
+    await subscription.ready;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await subscription.close();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // A feed that is still held would compare itself with the log every FEED_CHECK_INTERVAL_MS.
+    t.sql.reset();
+    await new Promise((resolve) => setTimeout(resolve, FEED_CHECK_INTERVAL_MS + 500));
+    expect(t.sql.statements.filter((sql) => sql.includes('from booking_events'))).toEqual([]);
   });
 
   it('refuses a subscription without a valid credential', async () => {

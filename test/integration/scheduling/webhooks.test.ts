@@ -213,6 +213,42 @@ describe('webhooks', () => {
     }
   });
 
+  it('records a batch of attempt outcomes even when one delivery is gone meanwhile', async () => {
+    const quiet = await startTestApp({ jobs: false }); // no dispatcher: the delivery stays pending
+    try {
+      const owner = await bootstrapAgent(quiet);
+      const hook = await receiver();
+      await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(owner.token), payload: { url: hook.url } });
+      await createBooking(quiet, owner, '2032-07-01T09:00:00Z', '2032-07-01T10:00:00Z');
+      const [delivery] = await quiet.query<{ id: string; webhook_id: string }>('select id, webhook_id from webhook_deliveries');
+      const outcome = (deliveryId: string, webhookId: string) => ({
+        delivery_id: deliveryId,
+        webhook_id: webhookId,
+        attempt: 1,
+        attempted_at: '2032-01-01T00:00:00Z',
+        status_code: 204,
+        error: null,
+        duration_ms: 3,
+        status: 'delivered',
+        next_attempt_at: null,
+        finished_at: '2032-01-01T00:00:01Z',
+      });
+      // The first one's delivery was deleted with its webhook while its attempt was in flight.
+      const gone = outcome('00000000-0000-4000-8000-000000000000', '00000000-0000-4000-8000-000000000001');
+      await quiet.query('select record_webhook_attempts($1::jsonb, 5)', [JSON.stringify([gone, outcome(delivery!.id, delivery!.webhook_id)])]);
+      const [after] = await quiet.query<{ status: string; attempts: number; logged: number }>(
+        'select status, attempts, (select count(*)::int from webhook_attempts a where a.delivery_id = d.id) as logged from webhook_deliveries d where id = $1',
+        [delivery!.id],
+      );
+      expect(after).toEqual({ status: 'delivered', attempts: 1, logged: 1 });
+      // The same outcome again (an attempt whose lease had lapsed) changes nothing.
+      await quiet.query('select record_webhook_attempts($1::jsonb, 5)', [JSON.stringify([outcome(delivery!.id, delivery!.webhook_id)])]);
+      expect((await quiet.query<{ n: number }>('select count(*)::int as n from webhook_attempts'))[0]!.n).toBe(1);
+    } finally {
+      await quiet.close();
+    }
+  });
+
   it('redelivers an event as a new delivery', async () => {
     const agent = await createAgent(t, root);
     const hook = await receiver();

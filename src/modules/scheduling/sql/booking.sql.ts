@@ -78,7 +78,11 @@ export const BOOKINGS_OVERLAPPING = namedStatement<
     limit $6`,
 );
 
-/** No lower edge: the calendar from its first booking, in (starts_at, id) order, stopping at the limit. */
+/**
+ * No lower edge: the calendar from its first booking, in (starts_at, id) order, stopping at the limit.
+ * Absent bounds become infinities rather than `$n is null or …`, so that a generic plan still starts
+ * the index scan at the cursor instead of the agent's first booking.
+ */
 export const BOOKINGS_FROM_START = namedStatement<
   [agentId: string, to: Date | null, afterStartsAt: Date | null, afterId: string | null, limit: number],
   BookingRow
@@ -86,8 +90,8 @@ export const BOOKINGS_FROM_START = namedStatement<
   'bookings_from_start',
   `select ${BOOKING_COLUMNS} from bookings
     where agent_id = $1
-      and ($2::timestamptz is null or starts_at < $2::timestamptz)
-      and ($3::timestamptz is null or (starts_at, id) > ($3::timestamptz, $4::uuid))
+      and starts_at < coalesce($2::timestamptz, 'infinity')
+      and (starts_at, id) > (coalesce($3::timestamptz, '-infinity'), coalesce($4::uuid, '00000000-0000-0000-0000-000000000000'))
     order by starts_at, id
     limit $5`,
 );

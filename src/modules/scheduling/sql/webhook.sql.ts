@@ -17,16 +17,22 @@ export interface ClaimedDelivery {
 
 /**
  * Due deliveries, leased to this process, with the endpoint and the event in the same round trip
- * (`claim_webhook_deliveries`). `only` claims one delivery if it is due.
+ * (`claim_webhook_deliveries`). `only` claims one delivery if it is due; deliveries this process
+ * still has in flight (a lease that ran out under load) are never claimed twice.
  */
-export const CLAIM_DELIVERIES = namedStatement<[now: Date, leaseUntil: Date, limit: number, only: string | null], ClaimedDelivery>(
+export const CLAIM_DELIVERIES = namedStatement<
+  [now: Date, leaseUntil: Date, limit: number, only: string | null, inFlight: string[]],
+  ClaimedDelivery
+>(
   'claim_webhook_deliveries',
-  'select id, attempts, webhook_id, url, secret, webhook_disabled, event_id::text, event_type, event_created_at, booking from claim_webhook_deliveries($1, $2, $3, $4::uuid)',
+  `select id, attempts, webhook_id, url, secret, webhook_disabled, event_id::text, event_type, event_created_at, booking
+     from claim_webhook_deliveries($1, $2, $3, $4::uuid, $5::uuid[])`,
 );
 
 /** One attempt's outcome, as `record_webhook_attempts` reads it. */
 export interface AttemptOutcome {
   delivery_id: string;
+  webhook_id: string;
   attempt: number;
   attempted_at: Date;
   status_code: number | null;
