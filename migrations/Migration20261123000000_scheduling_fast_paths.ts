@@ -198,18 +198,27 @@ export class Migration20261123000000_scheduling_fast_paths extends Migration {
 
     // The dispatcher's claim: due deliveries with everything needed to send them, leased until
     // p_lease_until so that no other process takes them meanwhile (a crash leaves them due again then).
+    // At most p_per_webhook per endpoint, none for endpoints the caller already keeps busy: one slow
+    // endpoint with a backlog cannot take every place. Candidates are bounded (the due index, in order).
     this.addSql(`
-      create function claim_webhook_deliveries(p_now timestamptz, p_lease_until timestamptz, p_limit int, p_only uuid, p_in_flight uuid[])
+      create function claim_webhook_deliveries(p_now timestamptz, p_lease_until timestamptz, p_limit int, p_only uuid,
+                                               p_in_flight uuid[], p_busy_webhooks uuid[], p_per_webhook int)
       returns table (id uuid, attempts int, webhook_id uuid, url text, secret text, webhook_disabled boolean,
                      event_id bigint, event_type text, event_created_at timestamptz, booking jsonb)
       language sql as $$
-        with due as (
-          select d.id from webhook_deliveries d
-           where d.status = 'pending' and d.next_attempt_at <= p_now and (p_only is null or d.id = p_only)
-             and d.id <> all (p_in_flight)
-           order by d.next_attempt_at
+        with candidates as (
+          select c.id, c.next_attempt_at, row_number() over (partition by c.webhook_id order by c.next_attempt_at, c.id) as place
+            from (select d.id, d.webhook_id, d.next_attempt_at from webhook_deliveries d
+                   where d.status = 'pending' and d.next_attempt_at <= p_now and (p_only is null or d.id = p_only)
+                     and d.id <> all (p_in_flight) and d.webhook_id <> all (p_busy_webhooks)
+                   order by d.next_attempt_at
+                   limit p_limit * 8) c
+        ), due as (
+          select d.id from webhook_deliveries d join candidates c on c.id = d.id
+           where c.place <= p_per_webhook
+           order by c.next_attempt_at
            limit p_limit
-           for update skip locked
+           for update of d skip locked
         ), leased as (
           update webhook_deliveries d set next_attempt_at = p_lease_until from due where d.id = due.id
           returning d.id, d.attempts, d.webhook_id, d.event_id

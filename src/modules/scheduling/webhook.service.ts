@@ -19,6 +19,9 @@ import { WriteBatcher } from '../../platform/db/write-batcher.js';
 /** Delivery jobs queued before the dispatcher existed still run under this name. */
 export const DELIVER_WEBHOOK_TASK = 'deliver_webhook';
 
+/** Attempts in flight to one endpoint per process: a slow endpoint with a backlog keeps the others' places free. */
+const IN_FLIGHT_PER_WEBHOOK = 4;
+
 /** How long past the receiver timeout a claimed delivery stays leased to the process that claimed it. */
 const DELIVERY_LEASE_MARGIN_MS = 10_000;
 
@@ -83,6 +86,7 @@ export class WebhookService {
 
   private deliveriesDue: () => void = () => undefined;
   private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly inFlightByWebhook = new Map<string, number>();
   /** Aborted at shutdown: attempts in flight stop waiting for their receivers. */
   private readonly shutdown = new AbortController();
   private readonly outcomes = new WriteBatcher<AttemptOutcome>(async (outcomes) => {
@@ -205,12 +209,17 @@ export class WebhookService {
     const free = capacity - this.inFlight.size;
     if (free <= 0) return false;
     const now = this.clock.now();
-    const claimed = await this.statements.rows(CLAIM_DELIVERIES, [now, this.leaseUntil(now), free, null, [...this.inFlight.keys()]]);
+    const claimed = await this.claim(now, free, null);
     for (const delivery of claimed) {
+      const webhookId = delivery.webhook_id;
+      this.inFlightByWebhook.set(webhookId, (this.inFlightByWebhook.get(webhookId) ?? 0) + 1);
       const attempt = this.attempt(delivery)
         .catch((error: unknown) => this.logger.warn({ err: error, deliveryId: delivery.id }, 'recording a webhook attempt failed; it is retried when its lease ends'))
         .finally(() => {
           this.inFlight.delete(delivery.id);
+          const left = (this.inFlightByWebhook.get(webhookId) ?? 1) - 1;
+          if (left > 0) this.inFlightByWebhook.set(webhookId, left);
+          else this.inFlightByWebhook.delete(webhookId);
           this.deliveriesDue();
         });
       this.inFlight.set(delivery.id, attempt);
@@ -221,7 +230,7 @@ export class WebhookService {
   /** One attempt at one delivery if it is due (jobs queued before the dispatcher existed). */
   async deliverOne(deliveryId: string): Promise<void> {
     const now = this.clock.now();
-    const [delivery] = await this.statements.rows(CLAIM_DELIVERIES, [now, this.leaseUntil(now), 1, deliveryId, [...this.inFlight.keys()]]);
+    const [delivery] = await this.claim(now, 1, deliveryId);
     if (delivery) await this.attempt(delivery);
   }
 
@@ -267,6 +276,11 @@ export class WebhookService {
       finished_at: finished,
     });
     if (retryAt) setTimeout(() => this.deliveriesDue(), Math.max(0, retryAt.getTime() - finished.getTime())).unref();
+  }
+
+  private claim(now: Date, limit: number, only: string | null): Promise<ClaimedDelivery[]> {
+    const busy = [...this.inFlightByWebhook].filter(([, count]) => count >= IN_FLIGHT_PER_WEBHOOK).map(([webhookId]) => webhookId);
+    return this.statements.rows(CLAIM_DELIVERIES, [now, this.leaseUntil(now), limit, only, [...this.inFlight.keys()], busy, IN_FLIGHT_PER_WEBHOOK]);
   }
 
   private leaseUntil(now: Date): Date {

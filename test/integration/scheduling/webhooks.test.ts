@@ -193,7 +193,7 @@ describe('webhooks', () => {
     expect(delivery!.attempts[0]!.durationMs).toBeGreaterThanOrEqual(450);
   });
 
-  it('delivers to other endpoints while one receiver hangs (no head-of-line blocking)', async () => {
+  it('delivers to other endpoints while one receiver with a backlog hangs (no head-of-line blocking)', async () => {
     const slow = await startTestApp({ env: { ...FAST_RETRIES, WEBHOOK_TIMEOUT_MS: '8000' } });
     try {
       const owner = await bootstrapAgent(slow);
@@ -202,8 +202,13 @@ describe('webhooks', () => {
       for (const [agent, hook] of [[stuck, hanging], [healthy, answering]] as const) {
         await slow.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(agent.token), payload: { url: hook.url } });
       }
-      await createBooking(slow, stuck, '2032-05-01T09:00:00Z', '2032-05-01T10:00:00Z');
+      // More deliveries to the hanging endpoint than there are places for attempts in flight.
+      for (let day = 1; day <= 40; day++) {
+        const start = new Date(Date.UTC(2032, 5, day, 9));
+        await createBooking(slow, stuck, start.toISOString(), new Date(start.getTime() + 3_600_000).toISOString());
+      }
       while (hanging.hits === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 300));
       const started = Date.now();
       await createBooking(slow, healthy, '2032-05-01T09:00:00Z', '2032-05-01T10:00:00Z');
       await answering.waitFor(1, 4_000);

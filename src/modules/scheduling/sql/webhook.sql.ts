@@ -21,12 +21,12 @@ export interface ClaimedDelivery {
  * still has in flight (a lease that ran out under load) are never claimed twice.
  */
 export const CLAIM_DELIVERIES = namedStatement<
-  [now: Date, leaseUntil: Date, limit: number, only: string | null, inFlight: string[]],
+  [now: Date, leaseUntil: Date, limit: number, only: string | null, inFlight: string[], busyWebhooks: string[], perWebhook: number],
   ClaimedDelivery
 >(
   'claim_webhook_deliveries',
   `select id, attempts, webhook_id, url, secret, webhook_disabled, event_id::text, event_type, event_created_at, booking
-     from claim_webhook_deliveries($1, $2, $3, $4::uuid, $5::uuid[])`,
+     from claim_webhook_deliveries($1, $2, $3, $4::uuid, $5::uuid[], $6::uuid[], $7::int)`,
 );
 
 /** One attempt's outcome, as `record_webhook_attempts` reads it. */
