@@ -245,11 +245,6 @@ export class BookingEventBus {
     return stream;
   }
 
-  /** Agents with live subscribers in this process (each has one feed). */
-  get liveAgents(): number {
-    return this.feeds.size;
-  }
-
   private async *stream(agentId: string, after: string | undefined, ended: AbortSignal): AsyncGenerator<BookingEventView> {
     this.subscribers.set(agentId, (this.subscribers.get(agentId) ?? 0) + 1);
     let live: AsyncIterableIterator<[BookingEventView]> | undefined;

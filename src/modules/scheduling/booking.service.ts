@@ -6,12 +6,12 @@ import type { Statements } from '../../platform/db/statements.js';
 import { AppError, isAppError, type FieldErrors } from '../../platform/errors.js';
 import type { AgentRecord } from './agent.service.js';
 import { Booking } from './entities/booking.entity.js';
-import { committedEvents, recordBookingEvent, type BookingEventBus, type CommittedEvents } from './booking-events.js';
+import { committedEvents, recordBookingEvent, type BookingEventBus } from './booking-events.js';
 import { fromBookingItem, toBookingItem } from './booking-item.js';
 import { checkRange, isUuid } from './input-checks.js';
 import { IDEMPOTENCY_TTL_MS, idempotencyConflict, replay, requestHash, storeOutcome, type IdempotentRequest } from './idempotency.js';
 import { expandRule, parseRule, RecurrenceError, type ParsedRule, type Slot } from './recurrence.js';
-import { BOOKINGS_FROM_START, BOOKINGS_OVERLAPPING, CANCEL_BOOKING, CREATE_BOOKING, DUE_REMINDERS, toBookingView as fromBookingRow } from './sql/booking.sql.js';
+import { BOOKINGS_FROM_START, BOOKINGS_OVERLAPPING, CANCEL_BOOKING, CREATE_BOOKING, DUE_REMINDERS, bookingViewOfRow } from './sql/booking.sql.js';
 
 export const BOOKING_LIMITS = {
   agentIdMaxLength: 128,
@@ -188,7 +188,7 @@ export class BookingService {
     const rows = window.from
       ? await this.statements.rows(BOOKINGS_OVERLAPPING, [actor.id, window.from, window.to ?? null, after?.startsAt ?? null, after?.id ?? null, limit + 1])
       : await this.statements.rows(BOOKINGS_FROM_START, [actor.id, window.to ?? null, after?.startsAt ?? null, after?.id ?? null, limit + 1]);
-    return { items: rows.slice(0, limit).map(fromBookingRow), hasNextPage: rows.length > limit };
+    return { items: rows.slice(0, limit).map(bookingViewOfRow), hasNextPage: rows.length > limit };
   }
 
   async get(actor: AgentRecord, bookingId: string): Promise<BookingView> {
@@ -266,15 +266,6 @@ export class BookingService {
     }
     if (cursor < to) free.push({ startsAt: cursor, endsAt: to });
     return { busy, free };
-  }
-
-  /**
-   * Records `booking.created` for a booking born inside the caller's transaction (the proposal
-   * service uses it for bookings born from an accept); announce the result after the commit and
-   * call `noteNewBooking`.
-   */
-  async recordNewBooking(tx: EntityManager, booking: BookingView, now: Date): Promise<CommittedEvents> {
-    return recordBookingEvent(tx, { agentId: booking.agentId, type: 'booking.created', booking, at: now });
   }
 
   /** After the commit of a new booking: a booking that starts inside the reminder lead is reminded at once. */

@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { run, type Runner, type Task } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger } from '../logger.js';
@@ -54,19 +53,4 @@ export async function startJobRunner(options: JobRunnerOptions): Promise<JobRunn
 export interface JobRunner {
   /** Finishes running jobs, stops taking new ones and closes the queue's connections. */
   stop(): Promise<void>;
-}
-
-export interface EnqueueOptions {
-  runAt?: Date;
-  /** At most one pending job per key; enqueueing again replaces it. */
-  jobKey?: string;
-  maxAttempts?: number;
-}
-
-/** Queues a job inside the caller's transaction: it exists only if the transaction commits. */
-export async function enqueueJob(tx: EntityManager, task: string, payload: object, options: EnqueueOptions = {}): Promise<void> {
-  await tx.execute(
-    'select graphile_worker.add_job(?, ?::json, run_at => ?::timestamptz, job_key => ?, max_attempts => ?)',
-    [task, JSON.stringify(payload), options.runAt ?? null, options.jobKey ?? null, options.maxAttempts ?? 25],
-  );
 }

@@ -15,7 +15,7 @@ export interface BookingRow {
   created_at: Date | string;
 }
 
-export function toBookingView(row: BookingRow): BookingView {
+export function bookingViewOfRow(row: BookingRow): BookingView {
   return {
     id: row.id,
     agentId: row.agent_id,
