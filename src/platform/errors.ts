@@ -16,6 +16,8 @@ export const ERROR_STATUS = {
   proposal_not_pending: 409,
   booking_cap_reached: 429,
   rate_limited: 429,
+  /** Subscriptions only: a subscriber left too many events unread and must resume from its cursor. */
+  subscriber_lagging: 429,
   upstream_unavailable: 503,
 } as const satisfies Record<string, number>;
 

@@ -803,7 +803,18 @@ async function main(): Promise<void> {
     if (warmUp.status !== 201) throw new Error(`S6 warm-up create: ${warmUp.status} ${JSON.stringify(warmUp.body)}`);
     const live = await waitFor(() => subscribers.every((s) => s.received >= 1), 30_000);
     note(`S6: ${subscribers.length} subscriptions on ${clients.length} sockets, ${subscribers.filter((s) => s.received >= 1).length} live${live ? '' : ' (not all!)'}`);
-    const perRound: { round: number; p50: number; p99: number; deliveries: number; complete: number; createMs: number; drainMs: number }[] = [];
+    const perRound: {
+      round: number;
+      p50: number;
+      p99: number;
+      firstReceiptP50: number;
+      lastReceiptP50: number;
+      lastReceiptMax: number;
+      deliveries: number;
+      complete: number;
+      createMs: number;
+      drainMs: number;
+    }[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       for (const s of subscribers) s.latencies.clear();
       const tracked: string[] = [];
@@ -820,9 +831,27 @@ async function main(): Promise<void> {
       await waitFor(() => subscribers.every((s) => s.latencies.size >= S6_CREATES), 60_000);
       const drainMs = Math.round(performance.now() - started);
       const latencies = subscribers.flatMap((s) => tracked.flatMap((id) => (s.latencies.has(id) ? [s.latencies.get(id)!] : [])));
-      const result = { round, p50: round1(percentile(latencies, 50)), p99: round1(percentile(latencies, 99)), deliveries: latencies.length, complete: complete(), createMs, drainMs };
+      // Per event: when its first and its last subscriber had it (how long one fan-out takes vs. slow events).
+      const perEvent = tracked.map((id) => subscribers.flatMap((s) => (s.latencies.has(id) ? [s.latencies.get(id)!] : [])));
+      const firstReceipt = perEvent.map((values) => Math.min(...values));
+      const lastReceipt = perEvent.map((values) => Math.max(...values));
+      const result = {
+        round,
+        p50: round1(percentile(latencies, 50)),
+        p99: round1(percentile(latencies, 99)),
+        firstReceiptP50: round1(percentile(firstReceipt, 50)),
+        lastReceiptP50: round1(percentile(lastReceipt, 50)),
+        lastReceiptMax: round1(Math.max(...lastReceipt)),
+        deliveries: latencies.length,
+        complete: complete(),
+        createMs,
+        drainMs,
+      };
       perRound.push(result);
-      note(`S6 round ${round + 1}: ${result.deliveries} deliveries, p50 ${result.p50} ms, p99 ${result.p99} ms, ${result.complete}/${subscribers.length} subscribers got all ${S6_CREATES}`);
+      note(
+        `S6 round ${round + 1}: ${result.deliveries} deliveries, p50 ${result.p50} ms, p99 ${result.p99} ms; per event: first receipt p50 ${result.firstReceiptP50} ms, ` +
+          `last receipt p50 ${result.lastReceiptP50} ms (max ${result.lastReceiptMax}); ${result.complete}/${subscribers.length} subscribers got all ${S6_CREATES}`,
+      );
       if (result.complete !== subscribers.length) problems.push(`S6 round ${round + 1}: only ${result.complete} of ${subscribers.length} subscribers received all ${S6_CREATES} events`);
     }
     if (errors.length) problems.push(`S6: ${errors.length} subscription errors, first: ${errors[0]}`);
@@ -832,8 +861,8 @@ async function main(): Promise<void> {
     console.log(`\n### S6 ${subscribers.length} graphql-ws subscribers of one agent (${clients.length} sockets), ${S6_CREATES} sequential creates: event createdAt → receipt\n`);
     console.log(
       markdownTable(
-        ['round', 'deliveries', 'p50 ms', 'p99 ms', 'subscribers with all events', 'creates took ms', 'all delivered after ms'],
-        perRound.map((r) => [r.round + 1, r.deliveries, r.p50, r.p99, `${r.complete}/${subscribers.length}`, r.createMs, r.drainMs]),
+        ['round', 'deliveries', 'p50 ms', 'p99 ms', 'per event: first receipt p50', 'last receipt p50 (max)', 'subscribers with all events', 'creates took ms', 'all delivered after ms'],
+        perRound.map((r) => [r.round + 1, r.deliveries, r.p50, r.p99, r.firstReceiptP50, `${r.lastReceiptP50} (${r.lastReceiptMax})`, `${r.complete}/${subscribers.length}`, r.createMs, r.drainMs]),
       ),
     );
     const p50 = summary(perRound.map((r) => r.p50));

@@ -1,4 +1,3 @@
-import { EventEmitter, on } from 'node:events';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Notifications } from '../../platform/db/notifications.js';
 import type { Statements } from '../../platform/db/statements.js';
@@ -7,6 +6,7 @@ import { fromBookingItem, toBookingItem, type BookingItem } from './booking-item
 import type { BookingView } from './booking.service.js';
 import type { BookingEventType } from './entities/booking-event.entity.js';
 import { EVENTS_AFTER, LATEST_EVENTS, type BookingEventRow } from './sql/booking-event.sql.js';
+import { SubscriberStream } from './subscriber-stream.js';
 
 /** A booking event as subscribers and webhooks see it. `cursor` orders the events of one agent. */
 export interface BookingEventView {
@@ -113,7 +113,7 @@ class AgentFeed {
 
   constructor(
     readonly agentId: string,
-    private readonly deliver: (event: BookingEventView) => void,
+    private readonly deliver: (event: BookingEventView, cursor: bigint) => void,
     private readonly readLog: (agentId: string, after: bigint) => Promise<BookingEventView[]>,
     private readonly logger: Logger,
   ) {}
@@ -128,7 +128,7 @@ class AgentFeed {
     if (cursor <= this.last) return;
     if (BigInt(event.previousCursor ?? 0) === this.last) {
       this.last = cursor;
-      this.deliver(event);
+      this.deliver(event, cursor);
       return;
     }
     this.catchUp();
@@ -148,7 +148,7 @@ class AgentFeed {
             if (this.closed) return;
             for (const event of events) {
               this.last = BigInt(event.cursor);
-              this.deliver(event);
+              this.deliver(event, this.last);
             }
             if (events.length < LOG_PAGE) break;
           }
@@ -169,9 +169,8 @@ class AgentFeed {
  * with the log every few seconds, so an announcement lost with a crashed writer is late, never lost.
  */
 export class BookingEventBus {
-  private readonly emitter = new EventEmitter();
   private readonly feeds = new Map<string, Promise<AgentFeed>>();
-  private readonly subscribers = new Map<string, number>();
+  private readonly subscribers = new Map<string, Set<SubscriberStream>>();
   private readonly checkTimer: NodeJS.Timeout;
   private onDeliveries: () => void = () => undefined;
 
@@ -180,7 +179,6 @@ export class BookingEventBus {
     private readonly statements: Statements,
     private readonly logger: Logger,
   ) {
-    this.emitter.setMaxListeners(0);
     notifications.on(BOOKING_EVENTS_CHANNEL, (payload) => {
       const event = JSON.parse(payload) as NotifiedEvent;
       this.offer({ ...fromBookingItemEvent(event), previousCursor: event.previousCursor });
@@ -217,70 +215,53 @@ export class BookingEventBus {
   /** Ends every live subscription (shutdown). */
   close(): void {
     clearInterval(this.checkTimer);
-    this.emitter.emit('close');
+    for (const streams of this.subscribers.values()) for (const stream of streams) stream.end();
   }
 
   /**
    * Events of one agent, from `after` (exclusive) if given: first what is already in the log, then
-   * live, with no gap and no duplicate. Listening starts before the log is read; anything seen in
-   * both is dropped by cursor (one agent's cursors commit in order, see `record_booking_event`).
-   * `return()` ends the stream at once, also while it waits for an event (a generator's own
-   * `return()` would wait for the next one, which for a quiet agent may never come).
+   * live, with no gap and no duplicate. The subscriber is listening before the log is read; anything
+   * seen in both is dropped by cursor (one agent's cursors commit in order, see `record_booking_event`).
+   * `return()` ends the stream at once, also while it waits for an event.
    */
-  subscribe(agentId: string, after: string | undefined): AsyncGenerator<BookingEventView> {
-    const ended = new AbortController();
-    const events = this.stream(agentId, after, ended.signal);
-    const stream: AsyncGenerator<BookingEventView> = {
-      next: () => events.next(),
-      return: async (value?: unknown) => {
-        ended.abort();
-        return events.return(value as undefined);
-      },
-      throw: (error: unknown) => events.throw(error),
-      [Symbol.asyncIterator]: () => stream,
-      [Symbol.asyncDispose]: async () => {
-        await stream.return(undefined);
-      },
-    };
+  subscribe(agentId: string, after: string | undefined): AsyncGenerator<BookingEventView, undefined, undefined> {
+    let streams = this.subscribers.get(agentId);
+    if (!streams) this.subscribers.set(agentId, (streams = new Set()));
+    const stream: SubscriberStream = new SubscriberStream(
+      (setLast) => this.replay(agentId, after, setLast),
+      () => this.leave(agentId, stream),
+    );
+    streams.add(stream);
     return stream;
   }
 
-  private async *stream(agentId: string, after: string | undefined, ended: AbortSignal): AsyncGenerator<BookingEventView> {
-    this.subscribers.set(agentId, (this.subscribers.get(agentId) ?? 0) + 1);
-    let live: AsyncIterableIterator<[BookingEventView]> | undefined;
-    try {
-      const feed = await this.feed(agentId);
-      live = on(this.emitter, agentId, { close: ['close'], signal: ended }) as AsyncIterableIterator<[BookingEventView]>;
-      // Without `after`, the stream starts now.
-      let last = after === undefined ? feed.last : BigInt(after);
-      if (after !== undefined) {
-        for (;;) {
-          const events = await this.readLog(agentId, last);
-          for (const event of events) {
-            last = BigInt(event.cursor);
-            yield event;
-          }
-          if (events.length < LOG_PAGE) break;
-        }
-      }
-      for await (const [event] of live) {
-        const cursor = BigInt(event.cursor);
-        if (cursor <= last) continue;
-        last = cursor;
+  private async *replay(agentId: string, after: string | undefined, setLast: (cursor: bigint) => void): AsyncGenerator<BookingEventView, void, undefined> {
+    const feed = await this.feed(agentId);
+    // Without `after`, the stream starts now.
+    let last = after === undefined ? feed.last : BigInt(after);
+    setLast(last);
+    if (after === undefined) return;
+    for (;;) {
+      const events = await this.readLog(agentId, last);
+      for (const event of events) {
+        last = BigInt(event.cursor);
         yield event;
       }
-    } catch (error) {
-      if (!ended.aborted) throw error;
-    } finally {
-      await live?.return?.();
-      const left = (this.subscribers.get(agentId) ?? 1) - 1;
-      if (left > 0) this.subscribers.set(agentId, left);
-      else {
-        this.subscribers.delete(agentId);
-        void this.feeds.get(agentId)?.then((feed) => (feed.closed = true), () => undefined);
-        this.feeds.delete(agentId);
-      }
+      if (events.length < LOG_PAGE) return;
     }
+  }
+
+  private leave(agentId: string, stream: SubscriberStream): void {
+    const streams = this.subscribers.get(agentId);
+    if (!streams?.delete(stream) || streams.size > 0) return;
+    this.subscribers.delete(agentId);
+    void this.feeds.get(agentId)?.then((feed) => (feed.closed = true), () => undefined);
+    this.feeds.delete(agentId);
+  }
+
+  private deliver(agentId: string, event: BookingEventView, cursor: bigint): void {
+    const streams = this.subscribers.get(agentId);
+    if (streams) for (const stream of streams) stream.offer(event, cursor);
   }
 
   private offer(event: AnnouncedEvent): void {
@@ -294,7 +275,7 @@ export class BookingEventBus {
     let feed = this.feeds.get(agentId);
     if (!feed) {
       feed = (async () => {
-        const created = new AgentFeed(agentId, (event) => this.emitter.emit(agentId, event), (id, after) => this.readLog(id, after), this.logger);
+        const created = new AgentFeed(agentId, (event, cursor) => this.deliver(agentId, event, cursor), (id, after) => this.readLog(id, after), this.logger);
         const [row] = await this.statements.rows(LATEST_EVENTS, [[agentId]]);
         created.last = BigInt(row?.latest ?? 0);
         return created;

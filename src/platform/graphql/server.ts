@@ -12,6 +12,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger.js';
 import { formatGraphQLError } from './errors.js';
 import { subscribeSharingExecution } from './shared-execution.js';
+import { sharedPayloadReplacer, withSharedPayload } from './shared-payloads.js';
 
 /** What every resolver can rely on; modules extend it with their loaders. */
 export interface PlatformContext extends BaseContext {
@@ -42,12 +43,13 @@ export const GRAPHQL_PATH = '/graphql';
 
 /**
  * Messages sent to one socket in the same tick leave in one write: an event reaches every
- * subscription on a connection at once, and a write per message costs a system call each.
+ * subscription on a connection at once, and a write per message costs a system call each. A shared
+ * subscription payload set aside while the message was made goes back in here (shared-payloads.ts).
  */
 function coalesceWrites(ws: WebSocket, socket: Duplex): void {
   const send = ws.send.bind(ws) as (...args: unknown[]) => void;
   let corked = false;
-  ws.send = ((...args: unknown[]) => {
+  ws.send = ((data: unknown, ...rest: unknown[]) => {
     if (!corked) {
       corked = true;
       socket.cork();
@@ -56,7 +58,7 @@ function coalesceWrites(ws: WebSocket, socket: Duplex): void {
         socket.uncork();
       });
     }
-    send(...args);
+    send(typeof data === 'string' ? withSharedPayload(data) : data, ...rest);
   }) as WebSocket['send'];
 }
 
@@ -127,6 +129,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
   const wsServer = useServer<Record<string, unknown> | undefined, { connectionId: string }>(
     {
       schema: options.schema,
+      jsonMessageReplacer: sharedPayloadReplacer,
       validate: (schema, document) => validate(schema, document, [...specifiedRules, ...armor.validationRules]),
       onConnect: (ctx) => {
         ctx.extra.connectionId = `ws-${++connectionCounter}`;

@@ -41,10 +41,11 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
 /** Maps each value of `source`; `return()` reaches the source at once (a generator would wait for its next value). */
 function mapAsyncIterator<T, U>(source: AsyncIterable<T>, map: (value: T) => Promise<U>): AsyncGenerator<U> {
   const iterator = source[Symbol.asyncIterator]();
-  const mapResult = async (result: IteratorResult<T>): Promise<IteratorResult<U>> =>
-    result.done ? { done: true, value: undefined } : { done: false, value: await map(result.value) };
+  // Promise chains, not async functions: every event passes here once per subscriber.
+  const mapResult = (result: IteratorResult<T>): IteratorResult<U> | Promise<IteratorResult<U>> =>
+    result.done ? { done: true, value: undefined } : map(result.value).then((value) => ({ done: false, value }));
   const mapped: AsyncGenerator<U> = {
-    next: async () => mapResult(await iterator.next()),
+    next: () => iterator.next().then(mapResult),
     return: async () => (iterator.return ? mapResult(await iterator.return()) : { done: true, value: undefined }),
     throw: async (error: unknown) => {
       if (iterator.throw) return mapResult(await iterator.throw(error));
