@@ -3,14 +3,16 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { execute, specifiedRules, validate, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import { execute, GraphQLError, parse, specifiedRules, validate, type DocumentNode, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { parseCredential, type PresentedCredential } from '../auth/credentials.js';
+import { AppError } from '../errors.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger.js';
 import { formatGraphQLError } from './errors.js';
+import { ConnectionCounter, GRAPHQL_LIMITS } from './limits.js';
 import { subscribeSharingExecution } from './shared-execution.js';
 import { sharedPayloadReplacer, withSharedPayload } from './shared-payloads.js';
 
@@ -80,16 +82,18 @@ export async function registerGraphQL<Context extends PlatformContext>(
   const path = options.path ?? GRAPHQL_PATH;
   const log = options.logger.child({ component: 'graphql' });
 
-  // Operations a client can afford: depth, aliases and cost are bounded (graphql-armor validation
-  // rules), over HTTP and WebSocket alike. Field suggestions stay on: frontend teams rely on them. The
-  // token limit is off: its plugin turns a syntax error into a 500; the 1 MiB body limit bounds parsing.
+  // Operations a client can afford (limits.ts): tokens bounded at parse, depth, aliases and cost by
+  // graphql-armor's validation rules, over HTTP and WebSocket alike. Field suggestions stay on: frontend
+  // teams rely on them. Armor's own token limit stays off (its plugin turns a syntax error into a 500);
+  // graphql-js's parser enforces the same bound itself.
   const armor = new ApolloArmor({
-    maxDepth: { n: 10, ignoreIntrospection: true },
-    maxAliases: { n: 15 },
+    maxDepth: { n: GRAPHQL_LIMITS.maxDepth, ignoreIntrospection: true },
+    maxAliases: { n: GRAPHQL_LIMITS.maxAliases },
     maxTokens: { enabled: false },
-    costLimit: { maxCost: 5000 },
+    costLimit: { maxCost: GRAPHQL_LIMITS.maxCost },
     blockFieldSuggestion: { enabled: false },
   }).protect();
+  const rules = [...specifiedRules, ...armor.validationRules];
   const apollo = new ApolloServer<Context>({
     schema: options.schema,
     includeStacktraceInErrorResponses: false,
@@ -97,6 +101,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
     // generate their types from introspection.
     introspection: true,
     allowBatchedHttpRequests: false,
+    parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
     validationRules: armor.validationRules,
     formatError: (formatted, error) => formatGraphQLError(formatted, error, log),
     // No cache hints are set anywhere: the cache-control plugin would only walk every field for nothing.
@@ -124,16 +129,52 @@ export async function registerGraphQL<Context extends PlatformContext>(
     }),
   });
 
-  const sockets = new WebSocketServer({ noServer: true });
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: GRAPHQL_LIMITS.maxMessageBytes });
+  const socketsPerCredential = new ConnectionCounter(GRAPHQL_LIMITS.maxSocketsPerCredential);
   let connectionCounter = 0;
-  const wsServer = useServer<Record<string, unknown> | undefined, { connectionId: string }>(
+  const wsServer = useServer<Record<string, unknown> | undefined, { connectionId: string; credentialKey?: string | undefined }>(
     {
       schema: options.schema,
       jsonMessageReplacer: sharedPayloadReplacer,
-      validate: (schema, document) => validate(schema, document, [...specifiedRules, ...armor.validationRules]),
+      connectionInitWaitTimeout: GRAPHQL_LIMITS.connectionInitWaitMs,
       onConnect: (ctx) => {
         ctx.extra.connectionId = `ws-${++connectionCounter}`;
+        const params = ctx.connectionParams ?? {};
+        const credential = parseCredential(params.authorization ?? params.Authorization, params['x-api-key'] ?? params['X-API-Key']);
+        if (credential.kind !== 'token') return true;
+        if (!socketsPerCredential.acquire(credential.token)) {
+          ctx.extra.socket.close(1008, `more than ${GRAPHQL_LIMITS.maxSocketsPerCredential} connections with this credential`);
+          return false;
+        }
+        ctx.extra.credentialKey = credential.token;
         return true;
+      },
+      onClose: (ctx) => {
+        if (ctx.extra.credentialKey !== undefined) socketsPerCredential.release(ctx.extra.credentialKey);
+        ctx.extra.credentialKey = undefined;
+      },
+      // Parsed and validated here rather than by graphql-ws, so that a syntax error or a document over
+      // the token bound is an error for that operation, not a closed socket and a console line.
+      onSubscribe: (ctx, _id, payload) => {
+        if (Object.keys(ctx.subscriptions).length > GRAPHQL_LIMITS.maxOperationsPerSocket) {
+          const refusal = new AppError('limit_exceeded', `more than ${GRAPHQL_LIMITS.maxOperationsPerSocket} operations at once on one connection`);
+          return [new GraphQLError(refusal.message, { originalError: refusal })];
+        }
+        let document: DocumentNode;
+        try {
+          document = parse(payload.query, { maxTokens: GRAPHQL_LIMITS.maxTokens });
+        } catch (error) {
+          if (error instanceof GraphQLError) return [error];
+          throw error;
+        }
+        const errors = validate(options.schema, document, rules);
+        if (errors.length > 0) return errors;
+        return {
+          schema: options.schema,
+          document,
+          ...(payload.operationName != null ? { operationName: payload.operationName } : {}),
+          ...(payload.variables != null ? { variableValues: payload.variables } : {}),
+        };
       },
       context: (ctx, id) => {
         const params = ctx.connectionParams ?? {};
@@ -164,12 +205,20 @@ export async function registerGraphQL<Context extends PlatformContext>(
     sockets,
   );
 
+  const socketsPerAddress = new ConnectionCounter(GRAPHQL_LIMITS.maxSocketsPerAddress);
   app.server.on('upgrade', (request, socket, head) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname !== path) {
       socket.destroy();
       return;
     }
+    const address = request.socket.remoteAddress ?? 'unknown';
+    if (!socketsPerAddress.acquire(address)) {
+      socket.end(`HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      return;
+    }
+    // The TCP socket, not the WebSocket: a handshake that fails never becomes one but still closes.
+    socket.once('close', () => socketsPerAddress.release(address));
     sockets.handleUpgrade(request, socket, head, (ws) => {
       coalesceWrites(ws, socket);
       sockets.emit('connection', ws, request);
