@@ -11,6 +11,8 @@ export const ERROR_STATUS = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  /** A bound on how many of something one caller may have (webhooks per agent, operations per socket). */
+  limit_exceeded: 409,
   bootstrap_claimed: 409,
   slot_taken: 409,
   proposal_not_pending: 409,

@@ -7,6 +7,7 @@ import { DriverException } from '@mikro-orm/core';
  */
 const UNIQUE_VIOLATION = '23505';
 const EXCLUSION_VIOLATION = '23P01';
+const CHECK_VIOLATION = '23514';
 const SERIALIZATION_FAILURE = '40001';
 const DEADLOCK_DETECTED = '40P01';
 
@@ -23,10 +24,10 @@ function pgFields(error: unknown): PgErrorFields | undefined {
   return undefined;
 }
 
-/** The name of the unique or exclusion constraint that `error` reports, if it is such a violation. */
+/** The name of the unique, exclusion or check constraint that `error` reports, if it is such a violation. */
 export function violatedConstraint(error: unknown): string | undefined {
   const fields = pgFields(error);
-  if (fields?.code !== UNIQUE_VIOLATION && fields?.code !== EXCLUSION_VIOLATION) return undefined;
+  if (fields?.code !== UNIQUE_VIOLATION && fields?.code !== EXCLUSION_VIOLATION && fields?.code !== CHECK_VIOLATION) return undefined;
   return fields.constraint ?? '';
 }
 

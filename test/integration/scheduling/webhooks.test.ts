@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { MAX_WEBHOOKS_PER_AGENT } from '../../../src/modules/scheduling/entities/webhook.entity.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
 import { createBooking } from '../../factories/bookings.js';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '../../factories/webhook-receiver.js';
@@ -62,6 +63,23 @@ describe('webhooks', () => {
       expect((await t.rest({ method: 'DELETE', url: `/api/webhooks/${body.id}`, headers: bearer(other.token) })).statusCode).toBe(403);
       expect((await t.rest({ method: 'DELETE', url: `/api/webhooks/${body.id}`, headers: bearer(agent.token) })).statusCode).toBe(204);
       expect((await t.rest({ method: 'DELETE', url: `/api/webhooks/${body.id}`, headers: bearer(agent.token) })).statusCode).toBe(404);
+    });
+
+    it(`keeps ${MAX_WEBHOOKS_PER_AGENT} webhooks per agent, also when registrations race, and refuses the next with limit_exceeded`, async () => {
+      const agent = await createAgent(t, root);
+      const attempts = await Promise.all(
+        Array.from({ length: MAX_WEBHOOKS_PER_AGENT + 5 }, (_, i) => register(agent, `http://127.0.0.1:9/hook/${i}`)),
+      );
+      expect(attempts.filter((r) => r.statusCode === 201)).toHaveLength(MAX_WEBHOOKS_PER_AGENT);
+      const refused = attempts.filter((r) => r.statusCode !== 201);
+      expect(refused.map((r) => [r.statusCode, r.json().error])).toEqual(Array.from({ length: 5 }, () => [409, 'limit_exceeded']));
+      const listed = (await t.rest({ method: 'GET', url: '/api/webhooks', headers: bearer(agent.token) })).json();
+      expect(listed.items).toHaveLength(MAX_WEBHOOKS_PER_AGENT);
+      // Another agent's limit is its own; a deleted webhook makes room.
+      expect((await register(await createAgent(t, root), 'http://127.0.0.1:9/other')).statusCode).toBe(201);
+      expect((await t.rest({ method: 'DELETE', url: `/api/webhooks/${listed.items[0].id}`, headers: bearer(agent.token) })).statusCode).toBe(204);
+      expect((await register(agent, 'http://127.0.0.1:9/again')).statusCode).toBe(201);
+      expect((await register(agent, 'http://127.0.0.1:9/over')).statusCode).toBe(409);
     });
 
     it.each([

@@ -30,7 +30,7 @@ export class WebhookResolver {
     return deliveries.map(WebhookDeliveryNode.from);
   }
 
-  @Mutation(() => RegisteredWebhook)
+  @Mutation(() => RegisteredWebhook, { description: 'At most 20 webhooks per agent; the next is refused with `limit_exceeded`.' })
   async registerWebhook(@Arg('input') input: RegisterWebhookInput, @Ctx() ctx: SchedulingContext): Promise<RegisteredWebhook> {
     const actor = await ctx.scheduling.actor();
     const { secret, ...webhook } = await this.webhookService.register(actor, { url: input.url, events: input.events ?? undefined });

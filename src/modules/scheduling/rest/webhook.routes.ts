@@ -35,7 +35,7 @@ export function registerWebhookRoutes(app: FastifyInstance, agents: AgentService
     '/api/webhooks',
     {
       schema: {
-        summary: 'Register a webhook for the caller’s booking events (the secret is shown once)',
+        summary: 'Register a webhook for the caller’s booking events (the secret is shown once); at most 20 per agent (409 limit_exceeded)',
         tags: ['webhooks'],
         security,
         body: {
@@ -47,7 +47,7 @@ export function registerWebhookRoutes(app: FastifyInstance, agents: AgentService
             events: { type: 'array', items: { type: 'string' }, maxItems: 10 },
           },
         },
-        response: { 201: webhookItem, ...errorResponses(400, 401) },
+        response: { 201: webhookItem, ...errorResponses(400, 401, 409) },
       },
     },
     async (request, reply) => {
