@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { expandRule, parseRule, RecurrenceError } from '../../src/modules/scheduling/recurrence.js';
+import { expandRule, MAX_HOURLY_SPAN_DAYS, parseRule, RecurrenceError } from '../../src/modules/scheduling/recurrence.js';
 
 const slot = (startsAt: string, endsAt: string) => ({ startsAt: new Date(startsAt), endsAt: new Date(endsAt) });
 const iso = (slots: { startsAt: Date; endsAt: Date }[]) => slots.map((s) => [s.startsAt.toISOString(), s.endsAt.toISOString()]);
@@ -33,10 +33,32 @@ describe('parseRule', () => {
     ['FREQ=SECONDLY;BYMONTHDAY=31;BYMONTH=2', /not supported for bookings/],
     ['FREQ=MINUTELY;COUNT=5', /not supported for bookings/],
     ['FREQ=DAILY;BYMONTHDAY=31;BYMONTH=2,4', /exists in no year/],
-    ['FREQ=HOURLY;BYMONTHDAY=30;BYMONTH=2', /exists in no year/],
+    ['FREQ=HOURLY;COUNT=5;BYMONTHDAY=30;BYMONTH=2', /exists in no year/],
+    // An hourly series must end: COUNT up to a year of hours, or UNTIL within MAX_HOURLY_SPAN_DAYS.
+    ['FREQ=HOURLY', /FREQ=HOURLY needs COUNT/],
+    [`FREQ=HOURLY;COUNT=${MAX_HOURLY_SPAN_DAYS * 24 + 1}`, /FREQ=HOURLY needs COUNT/],
+    ['FREQ=HOURLY;UNTIL=20270106T090001Z', /UNTIL within 366 days/],
   ])('refuses %p', (text, message) => {
     expect(() => parseRule(text, start)).toThrow(RecurrenceError);
     expect(() => parseRule(text, start)).toThrow(message);
+  });
+});
+
+describe('hourly series', () => {
+  const start = new Date('2026-01-05T09:00:00Z');
+  it(`accepts COUNT=${MAX_HOURLY_SPAN_DAYS * 24} and an UNTIL exactly ${MAX_HOURLY_SPAN_DAYS} days on`, () => {
+    expect(() => parseRule(`FREQ=HOURLY;COUNT=${MAX_HOURLY_SPAN_DAYS * 24}`, start)).not.toThrow();
+    expect(() => parseRule('FREQ=HOURLY;UNTIL=20270106T090000Z', start)).not.toThrow();
+  });
+
+  it(`have no occurrence more than ${MAX_HOURLY_SPAN_DAYS} days after their start, however rare the rule`, () => {
+    const booking = slot('2026-01-05T09:00:00Z', '2026-01-05T09:30:00Z');
+    // Matches once a year at most (Feb 29 only in leap years): COUNT=10 would need decades of hours.
+    const rule = parseRule('FREQ=HOURLY;COUNT=10;BYMONTH=2;BYMONTHDAY=29;BYHOUR=9', booking.startsAt);
+    const slots = expandRule(rule, booking, { limit: 10 });
+    expect(slots.map((s) => s.startsAt.toISOString())).toEqual(['2026-01-05T09:00:00.000Z']);
+    const later = expandRule(rule, booking, { from: new Date('2040-01-01T00:00:00Z'), limit: 10 });
+    expect(later).toEqual([]);
   });
 });
 

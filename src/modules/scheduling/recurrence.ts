@@ -37,6 +37,9 @@ const FREQUENCIES = new Set(['YEARLY', 'MONTHLY', 'WEEKLY', 'DAILY', 'HOURLY']);
 /** Expansion never looks further than this past its start, so a rule that never matches still ends. */
 const MAX_SEARCH_MS = 10 * 366 * 24 * 3_600_000;
 const POSITIVE_INTEGER = /^[1-9]\d*$/;
+/** An hourly series ends within this many days of its start (COUNT or UNTIL). */
+export const MAX_HOURLY_SPAN_DAYS = 366;
+const MAX_HOURLY_OCCURRENCES = MAX_HOURLY_SPAN_DAYS * 24;
 
 /** Stricter than rrule.js, which accepts a missing FREQ, `COUNT=abc` or `INTERVAL=0` (endless loop). */
 function checkRuleParts(rruleLine: string): void {
@@ -56,6 +59,14 @@ function checkRuleParts(rruleLine: string): void {
     if (value !== undefined && !POSITIVE_INTEGER.test(value)) throw new RecurrenceError(`${key} must be a positive integer`);
   }
   if (parts.has('COUNT') && parts.has('UNTIL')) throw new RecurrenceError('COUNT and UNTIL cannot both be set');
+  // rrule.js steps hour by hour from the first occurrence: an open-ended hourly series would cost a
+  // step per hour of its age on every read. Hourly series end (COUNT, or UNTIL checked in parseRule).
+  if (freq.toUpperCase() === 'HOURLY') {
+    const count = Number(parts.get('COUNT') ?? Number.NaN);
+    if (!parts.has('UNTIL') && !(count <= MAX_HOURLY_OCCURRENCES)) {
+      throw new RecurrenceError(`FREQ=HOURLY needs COUNT (at most ${MAX_HOURLY_OCCURRENCES}) or an UNTIL within ${MAX_HOURLY_SPAN_DAYS} days`);
+    }
+  }
   checkReachable(parts);
 }
 
@@ -118,6 +129,9 @@ export function parseRule(text: string, startsAt: Date): ParsedRule {
   const wall = DateTime.fromJSDate(startsAt, { zone });
   const floatingStart = new Date(Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second, wall.millisecond));
   try {
+    if (options.freq === RRule.HOURLY && options.until && options.until.getTime() - floatingStart.getTime() > MAX_HOURLY_SPAN_DAYS * 24 * 3_600_000) {
+      throw new RecurrenceError(`FREQ=HOURLY needs an UNTIL within ${MAX_HOURLY_SPAN_DAYS} days of the start`);
+    }
     const rule = new RRule({ ...options, dtstart: floatingStart, tzid: null });
     // A bounded probe: rrule.js throws here for options it cannot expand.
     rule.between(floatingStart, new Date(floatingStart.getTime() + 7 * 24 * 3_600_000), true);
@@ -171,11 +185,15 @@ export function expandRule(parsed: ParsedRule, booking: Slot, options: ExpandOpt
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
   const from = options.from ?? booking.startsAt;
   const floatingFrom = toFloating(from, parsed.zone);
-  const floatingBefore = toFloating(options.before ?? new Date(from.getTime() + MAX_SEARCH_MS), parsed.zone);
+  // An hourly series has no occurrence past MAX_HOURLY_SPAN_DAYS after its start (so no read steps further).
+  const seriesEnd = parsed.rule.options.freq === RRule.HOURLY ? booking.startsAt.getTime() + MAX_HOURLY_SPAN_DAYS * 24 * 3_600_000 : Number.POSITIVE_INFINITY;
+  const before = Math.min(options.before?.getTime() ?? from.getTime() + MAX_SEARCH_MS, seriesEnd);
+  const floatingBefore = toFloating(new Date(before), parsed.zone);
+  if (before <= from.getTime()) return [];
 
   const slots: Slot[] = [];
   const accept = (startsAt: Date) => {
-    if (startsAt < from || (options.before && startsAt >= options.before) || excluded.has(startsAt.getTime())) return;
+    if (startsAt < from || startsAt.getTime() >= before || excluded.has(startsAt.getTime())) return;
     if (slots.length && slots[slots.length - 1]!.startsAt.getTime() === startsAt.getTime()) return;
     slots.push({ startsAt, endsAt: new Date(startsAt.getTime() + duration) });
   };

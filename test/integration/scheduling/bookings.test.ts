@@ -95,6 +95,9 @@ describe('bookings', () => {
       ['a missing endsAt', { startsAt: '2030-03-04T11:00:00Z' }, 'endsAt', 'is required'],
       ['an agentId of 129 characters', { agentId: 'a'.repeat(129), startsAt: '2030-03-04T11:00:00Z', endsAt: '2030-03-04T12:00:00Z' }, 'agentId', /more than 128/],
       ['a numeric startsAt', { startsAt: 1, endsAt: '2030-03-04T12:00:00Z' }, 'startsAt', /string/],
+      ['a start in year 0100', { startsAt: '0100-03-01T10:00:00Z', endsAt: '0100-03-01T11:00:00Z' }, 'startsAt', /must be from 2000-01-01/],
+      ['a start a second before 2000', { startsAt: '1999-12-31T23:59:59Z', endsAt: '2000-01-01T01:00:00Z' }, 'startsAt', /must be from 2000-01-01/],
+      ['an end a second after 2199', { startsAt: '2199-12-31T23:00:00Z', endsAt: '2200-01-01T00:00:01Z' }, 'endsAt', /before 2200-01-01/],
     ])('answers 400 naming the field for %s', async (_label, body, field, message) => {
       const agent = await createAgent(t, root);
       const response = await postBooking(t, agent, body);
@@ -102,6 +105,12 @@ describe('bookings', () => {
       expect(response.json().errors[field as string]).toEqual(typeof message === 'string' ? message : expect.stringMatching(message));
       const n = (await t.query<{ n: number }>('select count(*)::int as n from bookings where agent_id = $1', [agent.id]))[0]?.n;
       expect(n).toBe(0);
+    });
+
+    it('books the first and the last bookable hour (2000-01-01 to 2200-01-01)', async () => {
+      const agent = await createAgent(t, root);
+      expect((await postBooking(t, agent, { startsAt: '2000-01-01T00:00:00Z', endsAt: '2000-01-01T01:00:00Z' })).statusCode).toBe(201);
+      expect((await postBooking(t, agent, { startsAt: '2199-12-31T23:00:00Z', endsAt: '2200-01-01T00:00:00Z' })).statusCode).toBe(201);
     });
 
     it('refuses an overlap with 409 slot_taken and allows back-to-back bookings', async () => {
