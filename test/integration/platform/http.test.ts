@@ -69,6 +69,20 @@ describe('platform HTTP surface', () => {
     expect(allowed.json()).toEqual({ data: { __typename: 'Query' } });
   });
 
+  it('takes a body of 1 MiB and refuses one byte more as a validation error on the body', async () => {
+    const body = (bytes: number) => {
+      const base = JSON.stringify({ query: '{ __typename }', variables: { pad: '' } });
+      return JSON.stringify({ query: '{ __typename }', variables: { pad: 'x'.repeat(bytes - base.length) } });
+    };
+    const post = (payload: string) => t.rest({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json' }, payload });
+    const fits = await post(body(1024 * 1024));
+    expect(fits.statusCode).toBe(200);
+    expect(fits.json()).toEqual({ data: { __typename: 'Query' } });
+    const tooLarge = await post(body(1024 * 1024 + 1));
+    expect(tooLarge.statusCode).toBe(400);
+    expect(tooLarge.json()).toMatchObject({ errors: { body: 'is too large' } });
+  });
+
   it('refuses operations that are too deep or carry too many aliases, before running them', async () => {
     const deep = `{ me { ${'parent { '.repeat(10)}id${' }'.repeat(10)} } }`;
     const tooDeep = await t.rest({ method: 'POST', url: '/graphql', payload: { query: deep } });
