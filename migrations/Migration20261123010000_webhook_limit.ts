@@ -1,6 +1,9 @@
 import { Migration } from '@mikro-orm/migrations';
 
-/** Webhooks one agent may register: every event writes one delivery per webhook inside the booking write. */
+/**
+ * Webhooks one agent may register: every event writes one delivery per webhook inside the booking
+ * write. The trigger below holds this number; changing it takes a new migration, not an edit here.
+ */
 export const MAX_WEBHOOKS_PER_AGENT = 20;
 
 /**

@@ -39,6 +39,7 @@ const MAX_SEARCH_MS = 10 * 366 * 24 * 3_600_000;
 const POSITIVE_INTEGER = /^[1-9]\d*$/;
 /** An hourly series ends within this many days of its start (COUNT or UNTIL). */
 export const MAX_HOURLY_SPAN_DAYS = 366;
+const MAX_HOURLY_SPAN_MS = MAX_HOURLY_SPAN_DAYS * 24 * 3_600_000;
 const MAX_HOURLY_OCCURRENCES = MAX_HOURLY_SPAN_DAYS * 24;
 
 /** Stricter than rrule.js, which accepts a missing FREQ, `COUNT=abc` or `INTERVAL=0` (endless loop). */
@@ -129,7 +130,7 @@ export function parseRule(text: string, startsAt: Date): ParsedRule {
   const wall = DateTime.fromJSDate(startsAt, { zone });
   const floatingStart = new Date(Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second, wall.millisecond));
   try {
-    if (options.freq === RRule.HOURLY && options.until && options.until.getTime() - floatingStart.getTime() > MAX_HOURLY_SPAN_DAYS * 24 * 3_600_000) {
+    if (options.freq === RRule.HOURLY && options.until && options.until.getTime() - floatingStart.getTime() > MAX_HOURLY_SPAN_MS) {
       throw new RecurrenceError(`FREQ=HOURLY needs an UNTIL within ${MAX_HOURLY_SPAN_DAYS} days of the start`);
     }
     const rule = new RRule({ ...options, dtstart: floatingStart, tzid: null });
@@ -186,10 +187,10 @@ export function expandRule(parsed: ParsedRule, booking: Slot, options: ExpandOpt
   const from = options.from ?? booking.startsAt;
   const floatingFrom = toFloating(from, parsed.zone);
   // An hourly series has no occurrence past MAX_HOURLY_SPAN_DAYS after its start (so no read steps further).
-  const seriesEnd = parsed.rule.options.freq === RRule.HOURLY ? booking.startsAt.getTime() + MAX_HOURLY_SPAN_DAYS * 24 * 3_600_000 : Number.POSITIVE_INFINITY;
+  const seriesEnd = parsed.rule.options.freq === RRule.HOURLY ? booking.startsAt.getTime() + MAX_HOURLY_SPAN_MS : Number.POSITIVE_INFINITY;
   const before = Math.min(options.before?.getTime() ?? from.getTime() + MAX_SEARCH_MS, seriesEnd);
-  const floatingBefore = toFloating(new Date(before), parsed.zone);
   if (before <= from.getTime()) return [];
+  const floatingBefore = toFloating(new Date(before), parsed.zone);
 
   const slots: Slot[] = [];
   const accept = (startsAt: Date) => {

@@ -3,7 +3,7 @@
  * "Reliability and security" section lists each bound with the test that holds it.
  */
 export const GRAPHQL_LIMITS = {
-  /** Lexical tokens in one document (the largest document the web app and codegen send has ~150). */
+  /** Lexical tokens in one document (the largest operations file of the web app and tests has 280, the full introspection query 184). */
   maxTokens: 2_000,
   /** Nesting depth of a selection (introspection excepted). */
   maxDepth: 10,

@@ -64,6 +64,11 @@ function coalesceWrites(ws: WebSocket, socket: Duplex): void {
   }) as WebSocket['send'];
 }
 
+/** The credential a WebSocket client presents in `connectionParams` (the same names as the HTTP headers). */
+function connectionCredential(params: Record<string, unknown>): PresentedCredential {
+  return parseCredential(params.authorization ?? params.Authorization, params['x-api-key'] ?? params['X-API-Key']);
+}
+
 /** Subscribers with the same credential see the same data, so they may share an execution. */
 function viewerKey(contextValue: unknown): string {
   const credential = (contextValue as PlatformContext).credential;
@@ -139,8 +144,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
       connectionInitWaitTimeout: GRAPHQL_LIMITS.connectionInitWaitMs,
       onConnect: (ctx) => {
         ctx.extra.connectionId = `ws-${++connectionCounter}`;
-        const params = ctx.connectionParams ?? {};
-        const credential = parseCredential(params.authorization ?? params.Authorization, params['x-api-key'] ?? params['X-API-Key']);
+        const credential = connectionCredential(ctx.connectionParams ?? {});
         if (credential.kind !== 'token') return true;
         if (!socketsPerCredential.acquire(credential.token)) {
           ctx.extra.socket.close(1008, `more than ${GRAPHQL_LIMITS.maxSocketsPerCredential} connections with this credential`);
@@ -180,7 +184,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
         const params = ctx.connectionParams ?? {};
         return options.buildContext({
           requestId: `${ctx.extra.connectionId}:${id}`,
-          credential: parseCredential(params.authorization ?? params.Authorization, params['x-api-key'] ?? params['X-API-Key']),
+          credential: connectionCredential(params),
           log: log.child({ connectionId: ctx.extra.connectionId, operationId: id }),
           em: options.entityManager(),
           ip: ctx.extra.request.socket.remoteAddress ?? 'unknown',

@@ -1,4 +1,5 @@
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { MAX_WEBHOOKS_PER_AGENT } from '../entities/webhook.entity.js';
 import type { WebhookService } from '../webhook.service.js';
 import type { SchedulingContext } from './context.js';
 import { checkLimit } from './limits.js';
@@ -30,7 +31,7 @@ export class WebhookResolver {
     return deliveries.map(WebhookDeliveryNode.from);
   }
 
-  @Mutation(() => RegisteredWebhook, { description: 'At most 20 webhooks per agent; the next is refused with `limit_exceeded`.' })
+  @Mutation(() => RegisteredWebhook, { description: `At most ${MAX_WEBHOOKS_PER_AGENT} webhooks per agent; the next is refused with \`limit_exceeded\`.` })
   async registerWebhook(@Arg('input') input: RegisterWebhookInput, @Ctx() ctx: SchedulingContext): Promise<RegisteredWebhook> {
     const actor = await ctx.scheduling.actor();
     const { secret, ...webhook } = await this.webhookService.register(actor, { url: input.url, events: input.events ?? undefined });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AgentService } from '../agent.service.js';
 import { BOOKING_EVENT_TYPES } from '../entities/booking-event.entity.js';
+import { MAX_WEBHOOKS_PER_AGENT } from '../entities/webhook.entity.js';
 import type { WebhookService, WebhookView } from '../webhook.service.js';
 import { errorResponses } from './common.schemas.js';
 
@@ -35,7 +36,7 @@ export function registerWebhookRoutes(app: FastifyInstance, agents: AgentService
     '/api/webhooks',
     {
       schema: {
-        summary: 'Register a webhook for the caller’s booking events (the secret is shown once); at most 20 per agent (409 limit_exceeded)',
+        summary: `Register a webhook for the caller’s booking events (the secret is shown once); at most ${MAX_WEBHOOKS_PER_AGENT} per agent (409 limit_exceeded)`,
         tags: ['webhooks'],
         security,
         body: {
