@@ -16,6 +16,8 @@
  * BENCH_SCENARIOS (S1,…,S7: a subset), BENCH_SMOKE=1 (1 round of 2 s, 100 agents, fewer subscribers),
  * BENCH_S6_SOCKETS (100: WebSocket connections the 1,000 S6 subscriptions share; 1000 = one each),
  * DATABASE_URL (an existing database instead of the embedded one; the bench adds its own agents),
+ * BENCH_SQL_STATS=1 (embedded database only: pg_stat_statements on; the statements that took the most
+ * database time in the first timed round of S1 and of S5 are printed after it),
  * BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
  * The embedded cluster runs without fsync (both targets alike): the numbers are CPU, not disk.
  * Exits non-zero when a rule is broken (S1 non-201, S4 race outcome, S6 missing deliveries, …).
@@ -49,6 +51,7 @@ function positive(name: string, fallback: number): number {
 }
 
 const SMOKE = process.env.BENCH_SMOKE === '1';
+const SQL_STATS = process.env.BENCH_SQL_STATS === '1';
 const ROUNDS = positive('BENCH_ROUNDS', SMOKE ? 1 : 3);
 if (ROUNDS > 20) throw new Error('BENCH_ROUNDS must be at most 20 (each round books its own calendar years, all before 2200)');
 const SECONDS = positive('BENCH_SECONDS', SMOKE ? 2 : 10);
@@ -633,7 +636,7 @@ async function main(): Promise<void> {
   let databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
     dataDir = await mkdtemp(join(tmpdir(), 'gateway-bench-'));
-    database = await startEmbeddedPostgres({ dataDir, logger: createLogger('warn'), ephemeral: true });
+    database = await startEmbeddedPostgres({ dataDir, logger: createLogger('warn'), ephemeral: true, statementStats: SQL_STATS });
     handleSignals();
     databaseUrl = database.url;
   }
@@ -660,6 +663,7 @@ async function main(): Promise<void> {
   db = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   const { agents, flat, history } = await seed(db);
   await checkSameSemantics(targets, agents);
+  if (SQL_STATS) await db.query('create extension if not exists pg_stat_statements');
 
   // ---- S1
   const s1 = new Map<TargetName, LoadRun[]>([['gateway', []], ['reference', []]]);
@@ -667,7 +671,9 @@ async function main(): Promise<void> {
     const s1Targets = runs('S1') ? targets : [targets[0]!]; // S5 alone still needs the gateway's S1
     for (const target of s1Targets) await load(target, -1, createRequests(agents, warmUpYear(target.name)), WARM_UP_SECONDS);
     for (let round = 0; round < ROUNDS; round++) {
-      const results = await alternate(round, s1Targets, (target) => load(target, round, createRequests(agents, s1Year(round, target.name))));
+      const results = await sqlStatsOf(round === 0 ? 'S1 round 1' : undefined, () =>
+        alternate(round, s1Targets, (target) => load(target, round, createRequests(agents, s1Year(round, target.name)))),
+      );
       for (const [name, run] of results) {
         s1.get(name)!.push(run);
         checkAllCreated('S1', name, run);
@@ -910,7 +916,7 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       const eventsBefore = subscribers.reduce((sum, s) => sum + s.received, 0);
       const deliveredBefore = delivered;
-      const run = await load(gateway, round, createRequests(agents, s5Year(round)));
+      const run = await sqlStatsOf(round === 0 ? 'S5 round 1 (timed run only)' : undefined, () => load(gateway, round, createRequests(agents, s5Year(round))));
       checkAllCreated('S5', 'gateway', run);
       const deliveredDuring = delivered - deliveredBefore;
       const expectedDeliveries = (run.statuses['201'] ?? 0) * S5_WEBHOOKS_PER_AGENT;
@@ -960,6 +966,26 @@ async function main(): Promise<void> {
   }
   console.log(`\nbench took ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`);
   console.log(JSON.stringify({ settings: { rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, agents: agents.length, smoke: SMOKE, scenarios: [...SELECTED] }, ...report, problems }));
+}
+
+/** With BENCH_SQL_STATS=1, where the database spent its time during `work` (`label` given), by statement. */
+async function sqlStatsOf<T>(label: string | undefined, work: () => Promise<T>): Promise<T> {
+  if (!SQL_STATS || label === undefined || !db) return work();
+  await db.query('select pg_stat_statements_reset()');
+  const result = await work();
+  await printStatementStats(db, label);
+  return result;
+}
+
+async function printStatementStats(pool: pg.Pool, label: string): Promise<void> {
+  const { rows } = await pool.query<{ calls: string; total_ms: number; mean_ms: number; rows: string; query: string }>(
+    `select calls, round(total_exec_time::numeric, 0)::float as total_ms, round(mean_exec_time::numeric, 3)::float as mean_ms, rows,
+            left(regexp_replace(query, '\\s+', ' ', 'g'), 140) as query
+       from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())
+      order by total_exec_time desc limit 20`,
+  );
+  console.log(`\n### ${label}: database time by statement (pg_stat_statements, top 20)\n`);
+  console.log(markdownTable(['calls', 'total ms', 'mean ms', 'rows', 'statement'], rows.map((r) => [r.calls, r.total_ms, r.mean_ms, r.rows, r.query.replaceAll('|', '\\|')])));
 }
 
 try {

@@ -18,6 +18,8 @@ export interface EmbeddedDatabaseOptions {
   database?: string;
   /** Throughput settings for throwaway clusters (tests): no fsync, no WAL flush waits. */
   ephemeral?: boolean;
+  /** Loads `pg_stat_statements` (benchmarks read where the database spends its time). */
+  statementStats?: boolean;
 }
 
 const SUPERUSER = 'postgres';
@@ -78,6 +80,7 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
       '-c', `unix_socket_directories=`,
       '-c', 'max_connections=200',
       ...(options.ephemeral ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+      ...(options.statementStats ? ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'] : []),
     ],
     onLog: (message) => log.debug(message.trim()),
     onError: (error) => log.error({ err: error }, 'embedded PostgreSQL reported an error'),

@@ -272,6 +272,41 @@ describe('webhooks', () => {
     }
   });
 
+  it('counts an endpoint’s failures in a batch in the order they finished, a success in between starting over', async () => {
+    const quiet = await startTestApp({ jobs: false });
+    try {
+      const owner = await bootstrapAgent(quiet);
+      const hook = await receiver();
+      await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(owner.token), payload: { url: hook.url } });
+      for (const day of ['01', '02', '03', '04']) await createBooking(quiet, owner, `2032-08-${day}T09:00:00Z`, `2032-08-${day}T10:00:00Z`);
+      const pending = await quiet.query<{ id: string; webhook_id: string }>('select id, webhook_id from webhook_deliveries order by created_at, id');
+      expect(pending).toHaveLength(4);
+      const outcome = (delivery: { id: string; webhook_id: string }, status: 'delivered' | 'failed', finishedSecond: number) => ({
+        delivery_id: delivery.id,
+        webhook_id: delivery.webhook_id,
+        attempt: 1,
+        attempted_at: '2032-01-01T00:00:00Z',
+        status_code: status === 'delivered' ? 204 : 500,
+        error: status === 'delivered' ? null : `failure ${finishedSecond}`,
+        duration_ms: 3,
+        status,
+        next_attempt_at: null,
+        finished_at: `2032-01-01T00:00:0${finishedSecond}Z`,
+      });
+      const endpoint = async () =>
+        (await quiet.query<{ consecutive_failures: number; disabled_reason: string | null }>('select consecutive_failures, disabled_reason from webhooks'))[0];
+      // Listed out of order: failed (1 s), delivered (2 s), failed (3 s) leaves one failure in a row, not three.
+      const batch = [outcome(pending[2]!, 'failed', 3), outcome(pending[0]!, 'failed', 1), outcome(pending[1]!, 'delivered', 2)];
+      await quiet.query('select record_webhook_attempts($1::jsonb, 2)', [JSON.stringify(batch)]);
+      expect(await endpoint()).toEqual({ consecutive_failures: 1, disabled_reason: null });
+      // The second failure in a row disables it (after 2), naming the last error.
+      await quiet.query('select record_webhook_attempts($1::jsonb, 2)', [JSON.stringify([outcome(pending[3]!, 'failed', 4)])]);
+      expect(await endpoint()).toEqual({ consecutive_failures: 2, disabled_reason: '2 deliveries in a row failed; last error: failure 4' });
+    } finally {
+      await quiet.close();
+    }
+  });
+
   it('redelivers an event as a new delivery', async () => {
     const agent = await createAgent(t, root);
     const hook = await receiver();
