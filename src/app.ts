@@ -14,9 +14,11 @@ import type { PriceAdapter } from './modules/prices/adapters/adapter.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import { Notifications } from './platform/db/notifications.js';
 import { Statements } from './platform/db/statements.js';
+import { closeSilentConnections, connectionSettings } from './platform/db/timeouts.js';
 import type { Orm } from './platform/db/orm.js';
 import { buildGatewaySchema, resolverContainer } from './platform/graphql/schema.js';
 import { registerGraphQL } from './platform/graphql/server.js';
+import { clientAddress, proxyTrust } from './platform/http/client-address.js';
 import { installCredentialParsing } from './platform/http/credential.js';
 import { installErrorHandlers } from './platform/http/errors.js';
 import { installInFlightTracking } from './platform/http/in-flight.js';
@@ -65,6 +67,7 @@ const REQUEST_ID_PATTERN = /^[\w.:-]{1,128}$/;
 /** Builds the whole gateway on one Fastify instance, ready but not listening (tests `inject` into it). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, orm, logger, clock = systemClock } = deps;
+  const trust = proxyTrust(config.trustProxy);
   const app = Fastify({
     loggerInstance: logger,
     genReqId: (request) => {
@@ -72,6 +75,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
     },
     bodyLimit: 1024 * 1024,
+    // A client slower than this to send its request (headers and body) is cut off.
+    requestTimeout: 30_000,
+    trustProxy: trust,
     routerOptions: { ignoreTrailingSlash: true },
   });
   app.setValidatorCompiler(compileValidator);
@@ -93,7 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await orm.em.getConnection().execute('select 1');
   });
 
-  const notifications = new Notifications(deps.databaseUrl, logger);
+  const notifications = new Notifications(deps.databaseUrl, config.databaseTimeouts, logger);
   const statements = await Statements.forOrm(orm);
   const scheduling = createSchedulingModule({
     em: orm.em,
@@ -114,7 +120,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   scheduling.registerRoutes(app);
 
   // Rate-limit counters live in PostgreSQL so every process shares one budget; a small pool of their own.
-  const rateLimitPool = new pg.Pool({ connectionString: deps.databaseUrl, max: 5 });
+  const rateLimitPool = new pg.Pool({ ...connectionSettings(config.databaseTimeouts), connectionString: deps.databaseUrl, max: 5 });
+  closeSilentConnections(rateLimitPool);
   rateLimitPool.on('error', (error) => logger.warn({ err: error }, 'rate-limit connection lost'));
   const jwtSecret = await resolveJwtSecret(config.jwtSecret, (sql, params) => orm.em.fork().execute(sql, params));
   const directory = createDirectoryModule({
@@ -170,6 +177,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     schema,
     logger,
     runInScope: (operation) => RequestContext.create(orm.em, operation),
+    clientAddress: (request) => clientAddress(request, trust),
     entityManager: () => (RequestContext.getEntityManager() as typeof orm.em | undefined) ?? orm.em.fork(),
     buildContext: (base) => ({
       ...base,
@@ -187,6 +195,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ? undefined
       : await startJobRunner({
           connectionString: deps.databaseUrl,
+          timeouts: config.databaseTimeouts,
           logger,
           tasks: Object.fromEntries(Object.entries({ ...scheduling.tasks, ...pricing.tasks }).map(([name, handler]) => [name, inScope(handler)])),
           crontab: [scheduling.crontab, pricing.crontab].filter(Boolean).join('\n'),

@@ -1,4 +1,6 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
+import type { DatabaseTimeouts } from './platform/db/timeouts.js';
 
 /**
  * The only place that reads `process.env`. Every setting is declared once here with its default;
@@ -21,6 +23,34 @@ const url = (protocols: readonly string[]) =>
     .url('must be a URL')
     .refine((value) => protocols.includes(new URL(value).protocol), `must use ${protocols.join(' or ')}`);
 
+/**
+ * TRUST_PROXY: unset or `false` trusts no proxy (the socket's peer is the client); a whole number trusts
+ * that many proxy hops in front of the server; otherwise a comma-separated list of proxy addresses or
+ * CIDR ranges (`10.0.0.0/8`) or proxy-addr's names (`loopback`, `linklocal`, `uniquelocal`).
+ */
+const trustProxy = z
+  .string()
+  .transform((value, context): false | number | string[] => {
+    const text = value.trim();
+    if (text === 'false') return false;
+    if (/^\d+$/.test(text)) return Number(text) === 0 ? false : Number(text);
+    const entries = text.split(',').map((entry) => entry.trim()).filter(Boolean);
+    const bad = entries.find((entry) => !isProxyAddress(entry));
+    if (bad !== undefined || entries.length === 0) {
+      context.addIssue({ code: 'custom', message: `must be false, a hop count or a list of addresses or CIDR ranges (not ${bad ?? 'empty'})` });
+      return z.NEVER;
+    }
+    return entries;
+  });
+
+function isProxyAddress(entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  const [address, bits, ...rest] = entry.split('/');
+  if (rest.length > 0 || address === undefined || isIP(address) === 0) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (isIP(address) === 4 ? 32 : 128);
+}
+
 const PRICE_PROVIDERS = ['aws', 'azure', 'gcp', 'oci', 'lambda', 'runpod', 'vast'] as const;
 
 const envSchema = z.object({
@@ -31,7 +61,12 @@ const envSchema = z.object({
     .pipe(z.number().int().min(0).max(65535, 'must be at most 65535'))
     .default(3000),
   HOST: z.string().min(1, 'must not be empty').default('0.0.0.0'),
+  TRUST_PROXY: trustProxy.default(false),
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+  DB_CONNECT_TIMEOUT_MS: positiveInt(120_000).default(5_000),
+  DB_STATEMENT_TIMEOUT_MS: positiveInt(600_000).default(10_000),
+  DB_LOCK_TIMEOUT_MS: positiveInt(600_000).default(5_000),
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: positiveInt(3_600_000).default(30_000),
   DATA_DIR: z.string().min(1, 'must not be empty').default('./.data'),
   PUBLIC_URL: url(['http:', 'https:']).optional(),
   SMTP_URL: url(['smtp:', 'smtps:']).optional(),
@@ -68,8 +103,12 @@ type Env = z.infer<typeof envSchema>;
 export interface Config {
   readonly port: number;
   readonly host: string;
+  /** Which proxies in front of the server to believe about the client's address (see TRUST_PROXY). */
+  readonly trustProxy: false | number | readonly string[];
   /** External PostgreSQL; undefined means an embedded server under `dataDir`. */
   readonly databaseUrl: string | undefined;
+  /** Bounds on every database connection of the process (db/timeouts.ts). */
+  readonly databaseTimeouts: DatabaseTimeouts;
   readonly dataDir: string;
   readonly publicUrl: string;
   readonly smtpUrl: string | undefined;
@@ -124,7 +163,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
+    trustProxy: Array.isArray(e.TRUST_PROXY) ? Object.freeze([...e.TRUST_PROXY]) : e.TRUST_PROXY,
     databaseUrl: e.DATABASE_URL,
+    databaseTimeouts: Object.freeze({
+      connectMs: e.DB_CONNECT_TIMEOUT_MS,
+      statementMs: e.DB_STATEMENT_TIMEOUT_MS,
+      lockMs: e.DB_LOCK_TIMEOUT_MS,
+      idleInTransactionMs: e.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    }),
     dataDir: e.DATA_DIR,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
     smtpUrl: e.SMTP_URL,

@@ -32,9 +32,11 @@ async function main(): Promise<void> {
 
   try {
     database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
-    const orm = await createOrm({ clientUrl: database.url, entities, migrations, logger });
-    const applied = await migrate(orm, database.url);
+    // Migrations get a connection without the request timeouts: building an index may rightly take minutes.
+    const migrator = await createOrm({ clientUrl: database.url, entities, migrations, logger, poolMax: 1 });
+    const applied = await migrate(migrator, database.url).finally(() => migrator.close());
     if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
+    const orm = await createOrm({ clientUrl: database.url, entities, migrations, logger, timeouts: config.databaseTimeouts });
     const app = await buildApp({ config, orm, logger, databaseUrl: database.url });
     await app.listen({ port: config.port, host: config.host });
     logger.info({ startupMs: Math.round(performance.now() - startedAt), embeddedDatabase: database.embedded }, 'gateway ready');

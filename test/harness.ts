@@ -86,7 +86,14 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...options.env,
   });
   const statements: string[] = [];
-  const orm = await createOrm({ clientUrl: database.url, entities, migrations, logger, onQuery: (sql) => statements.push(sql) });
+  const orm = await createOrm({
+    clientUrl: database.url,
+    entities,
+    migrations,
+    logger,
+    timeouts: config.databaseTimeouts,
+    onQuery: (sql) => statements.push(sql),
+  });
   const app = await buildApp({
     config,
     orm,

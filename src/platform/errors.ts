@@ -1,4 +1,4 @@
-import { violatedConstraint } from './db/pg-errors.js';
+import { isDatabaseUnavailable, violatedConstraint } from './db/pg-errors.js';
 
 /**
  * Domain errors. Services throw `AppError` with a code from this closed list; each transport
@@ -21,6 +21,8 @@ export const ERROR_STATUS = {
   /** Subscriptions only: a subscriber left too many events unread and must resume from its cursor. */
   subscriber_lagging: 429,
   upstream_unavailable: 503,
+  /** The database cannot be reached or did not answer in time; the client may retry (Retry-After). */
+  unavailable: 503,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -50,12 +52,17 @@ export class AppError extends Error {
 
 export const isAppError = (error: unknown): error is AppError => error instanceof AppError;
 
+/** Seconds a client is asked to wait before retrying an `unavailable` answer. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
 /**
- * What a transport should render for any thrown value: the AppError itself, a `conflict` for a
- * constraint violation no service claimed, and `undefined` for everything else (a bare 500).
+ * What a transport should render for any thrown value: the AppError itself, `unavailable` when the
+ * database could not answer, a `conflict` for a constraint violation no service claimed, and
+ * `undefined` for everything else (a bare 500).
  */
 export function toAppError(error: unknown): AppError | undefined {
   if (isAppError(error)) return error;
+  if (isDatabaseUnavailable(error)) return new AppError('unavailable', 'the database is not answering; try again shortly');
   if (violatedConstraint(error) !== undefined) {
     return new AppError('conflict', 'the change conflicts with existing data');
   }

@@ -22,7 +22,19 @@ describe('loadConfig', () => {
       reminderLeadMinutes: 15,
       priceProviders: ['aws', 'azure', 'gcp', 'oci', 'lambda', 'runpod', 'vast'],
       logLevel: 'info',
+      trustProxy: false,
+      databaseTimeouts: { connectMs: 5000, statementMs: 10_000, lockMs: 5000, idleInTransactionMs: 30_000 },
     });
+  });
+
+  it.each([
+    ['false', false],
+    ['0', false],
+    ['2', 2],
+    ['10.0.0.0/8, loopback,2001:db8::/32', ['10.0.0.0/8', 'loopback', '2001:db8::/32']],
+    ['192.0.2.7', ['192.0.2.7']],
+  ])('reads TRUST_PROXY=%p', (value, expected) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
   });
 
   it('derives PUBLIC_URL from PORT and treats an empty PRICE_PROVIDERS as "none"', () => {
@@ -40,6 +52,11 @@ describe('loadConfig', () => {
     ['PRICE_PROVIDERS', 'aws,nope', /PRICE_PROVIDERS must list only/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL/],
     ['SMTP_URL', 'http://mail', /SMTP_URL must use smtp:/],
+    ['TRUST_PROXY', 'true', /TRUST_PROXY must be false, a hop count or a list/],
+    ['TRUST_PROXY', '10.0.0.0/33', /TRUST_PROXY must be false/],
+    ['TRUST_PROXY', 'proxy.example.com', /TRUST_PROXY must be false/],
+    ['DB_STATEMENT_TIMEOUT_MS', '0', /DB_STATEMENT_TIMEOUT_MS must be at least 1/],
+    ['DB_CONNECT_TIMEOUT_MS', '200000', /DB_CONNECT_TIMEOUT_MS must be at most 120000/],
   ])('names %s when it is %p', (variable, value, message) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(message);

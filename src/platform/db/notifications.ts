@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../logger.js';
+import { closeWhenSilent, connectionSettings, dropConnection, type DatabaseTimeouts } from './timeouts.js';
 import { WriteBatcher } from './write-batcher.js';
 
 export type NotificationHandler = (payload: string) => void;
@@ -10,21 +11,42 @@ export const NOTIFICATIONS_APPLICATION_NAME = 'gateway-notifications';
 /** Notifications sent in one statement at most (each payload is at most 8,000 bytes). */
 const NOTIFY_BATCH = 500;
 
+export interface NotificationTiming {
+  /** How often the LISTEN connection must answer a query to count as alive. */
+  heartbeatIntervalMs: number;
+  /** How long it has to answer. */
+  heartbeatTimeoutMs: number;
+  /** The pause before each attempt to connect again. */
+  reconnectDelayMs: number;
+}
+
+/**
+ * A connection that stopped answering (a frozen server, a black-holed network) raises no error: TCP
+ * keepalive probes are answered by the peer's kernel, and a LISTEN connection sends nothing of its
+ * own. Only asking it something shows it is gone: live events then stop for at most about 8 s.
+ */
+export const DEFAULT_NOTIFICATION_TIMING: NotificationTiming = { heartbeatIntervalMs: 5_000, heartbeatTimeoutMs: 3_000, reconnectDelayMs: 1_000 };
+
 /**
  * One LISTEN connection per process for every channel the modules care about. PostgreSQL sends a
  * NOTIFY only when its transaction commits, to every listening process: this is how changes made on
- * one process reach subscribers and caches on the others. Reconnects after a lost connection.
+ * one process reach subscribers and caches on the others. A connection that errs, ends or misses a
+ * heartbeat is dropped and replaced by one reconnect loop.
  */
 export class Notifications {
   private readonly handlers = new Map<string, NotificationHandler[]>();
   private readonly reconnectHandlers: (() => void)[] = [];
   private client: pg.Client | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private reconnectTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly outgoing = new WriteBatcher<{ channel: string; payload: string }>((batch) => this.send(batch), NOTIFY_BATCH);
 
   constructor(
     private readonly connectionString: string,
+    private readonly timeouts: DatabaseTimeouts,
     private readonly logger: Logger,
+    private readonly timing: NotificationTiming = DEFAULT_NOTIFICATION_TIMING,
   ) {}
 
   /** Registers a handler; call before `start()`. */
@@ -72,7 +94,12 @@ export class Notifications {
   }
 
   private async connect(reconnecting: boolean): Promise<void> {
-    const client = new pg.Client({ connectionString: this.connectionString, application_name: NOTIFICATIONS_APPLICATION_NAME });
+    const client = new pg.Client({
+      ...connectionSettings(this.timeouts),
+      connectionString: this.connectionString,
+      application_name: NOTIFICATIONS_APPLICATION_NAME,
+    });
+    closeWhenSilent(client);
     client.on('notification', (message) => {
       for (const handler of this.handlers.get(message.channel) ?? []) {
         try {
@@ -82,39 +109,64 @@ export class Notifications {
         }
       }
     });
-    client.on('error', (error) => {
-      if (this.stopped) return;
-      this.logger.warn({ err: error }, 'notification connection lost; reconnecting');
-      this.client = undefined;
-      this.scheduleReconnect();
-    });
+    client.on('error', (error) => this.lost(client, error));
+    client.on('end', () => this.lost(client, new Error('the connection ended')));
     try {
       await client.connect();
       for (const channel of this.handlers.keys()) await client.query(`listen ${channel}`);
     } catch (error) {
-      await client.end().catch(() => undefined);
+      dropConnection(client);
       throw error;
     }
+    if (this.stopped) {
+      dropConnection(client);
+      return;
+    }
     this.client = client;
+    this.heartbeat = setInterval(() => void this.checkAlive(client), this.timing.heartbeatIntervalMs).unref();
     if (reconnecting) {
       this.logger.info('notification connection restored');
       for (const handler of this.reconnectHandlers) handler();
     }
   }
 
+  private async checkAlive(client: pg.Client): Promise<void> {
+    try {
+      // `pg` reads a per-query `query_timeout`; its types do not list it.
+      await client.query({ text: 'select 1', query_timeout: this.timing.heartbeatTimeoutMs } as pg.QueryConfig);
+    } catch (error) {
+      this.lost(client, error);
+    }
+  }
+
+  /** The one way a connection is given up, whichever of an error, its end or a missed heartbeat comes first. */
+  private lost(client: pg.Client, error: unknown): void {
+    if (this.client !== client || this.stopped) return;
+    this.client = undefined;
+    clearInterval(this.heartbeat);
+    dropConnection(client);
+    this.logger.warn({ err: error }, 'notification connection lost; reconnecting');
+    this.scheduleReconnect();
+  }
+
   private scheduleReconnect(): void {
-    setTimeout(() => {
+    if (this.reconnectTimer || this.stopped) return;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
       if (this.stopped) return;
       this.connect(true).catch((error: unknown) => {
         this.logger.warn({ err: error }, 'reconnecting the notification connection failed; retrying');
         this.scheduleReconnect();
       });
-    }, 1000).unref();
+    }, this.timing.reconnectDelayMs).unref();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    await this.client?.end().catch(() => undefined);
+    clearInterval(this.heartbeat);
+    clearTimeout(this.reconnectTimer);
+    const client = this.client;
     this.client = undefined;
+    await client?.end().catch(() => undefined);
   }
 }

@@ -4,6 +4,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import { runMigrations as runWorkerMigrations } from 'graphile-worker';
 import type { Logger } from '../logger.js';
 import { silentWorkerLogger } from '../jobs/worker-logger.js';
+import { closeSilentConnections, connectionSettings, type DatabaseTimeouts } from './timeouts.js';
 
 export type Orm = MikroORM;
 
@@ -13,6 +14,8 @@ export interface OrmOptions {
   migrations: NonNullable<NonNullable<Options['migrations']>['migrationsList']>;
   logger: Logger;
   poolMax?: number;
+  /** Bounds on the pool's connections. None for migrations, which may rightly run long. */
+  timeouts?: DatabaseTimeouts;
   /** Sees every SQL statement the ORM sends; tests count statements with it. */
   onQuery?: (sql: string) => void;
 }
@@ -27,6 +30,7 @@ export async function createOrm(options: OrmOptions): Promise<Orm> {
     extensions: [Migrator],
     discovery: { warnWhenNoEntities: true },
     pool: { min: 0, max: options.poolMax ?? 20 },
+    ...(options.timeouts ? { driverOptions: { ...connectionSettings(options.timeouts), onPoolCreated: closeSilentConnections } } : {}),
     // Request handlers must work on a fork (RequestContext); touching the global EM is a bug.
     allowGlobalContext: false,
     forceUtcTimezone: true,

@@ -31,6 +31,36 @@ export function violatedConstraint(error: unknown): string | undefined {
   return fields.constraint ?? '';
 }
 
+/**
+ * SQLSTATEs that mean the database cannot serve now rather than that the request was wrong: class 08
+ * (connection exceptions), 53300 (too many connections), 57P01–57P03 (shutting down, starting up),
+ * 57014 (a statement cancelled by statement_timeout), 55P03 (lock_timeout), 25P03 (a transaction ended
+ * for idling).
+ */
+const UNAVAILABLE_STATES = new Set(['53300', '57P01', '57P02', '57P03', '57014', '55P03', '25P03']);
+/** What `pg` and the socket say when no answer comes: a refused, reset, timed-out or closed connection. */
+const UNAVAILABLE_NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN']);
+const UNAVAILABLE_MESSAGES = [
+  'timeout exceeded when trying to connect', // pg-pool: no free connection within connectionTimeoutMillis
+  'Connection terminated', // pg: the connection closed, or could not open in time
+  'Query read timeout', // pg: no answer within query_timeout
+  'is not queryable', // pg: a client whose connection already failed
+];
+
+/**
+ * Whether `error` says the database could not be reached or did not answer in time (see timeouts.ts),
+ * looking through the wrappers the ORM puts around driver errors.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let current = error, depth = 0; current && typeof current === 'object' && depth < 4; depth++) {
+    const { code, message } = current as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && (code.startsWith('08') || UNAVAILABLE_STATES.has(code) || UNAVAILABLE_NETWORK_CODES.has(code))) return true;
+    if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((known) => message.includes(known))) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** Whether retrying the whole transaction may succeed (deadlock or serialization failure). */
 export function isTransientConflict(error: unknown): boolean {
   const code = pgFields(error)?.code;

@@ -29,6 +29,7 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
     ...(formatted.path ? { path: formatted.path } : {}),
   };
   const appError = toAppError(original);
+  if (appError?.code === 'unavailable') log.warn({ err: original }, 'database unavailable');
   if (appError) {
     return {
       message: appError.message,

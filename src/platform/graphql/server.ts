@@ -5,10 +5,12 @@ import type { FastifyInstance } from 'fastify';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { execute, GraphQLError, parse, specifiedRules, validate, type DocumentNode, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { parseCredential, type PresentedCredential } from '../auth/credentials.js';
 import { AppError } from '../errors.js';
+import { addressKey } from '../http/client-address.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger.js';
 import { formatGraphQLError } from './errors.js';
@@ -38,6 +40,8 @@ export interface GraphQLServerOptions<Context extends PlatformContext> {
   /** The current request's EntityManager, or a new fork where no request scope is active. */
   entityManager: () => EntityManager;
   logger: Logger;
+  /** The client's address of a WebSocket upgrade (behind trusted proxies, the forwarded one). */
+  clientAddress: (request: IncomingMessage) => string;
   path?: string;
 }
 
@@ -187,7 +191,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
           credential: connectionCredential(params),
           log: log.child({ connectionId: ctx.extra.connectionId, operationId: id }),
           em: options.entityManager(),
-          ip: ctx.extra.request.socket.remoteAddress ?? 'unknown',
+          ip: options.clientAddress(ctx.extra.request),
           header: (name) => {
             const value = params[name];
             return typeof value === 'string' ? value : undefined;
@@ -216,7 +220,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
       socket.destroy();
       return;
     }
-    const address = request.socket.remoteAddress ?? 'unknown';
+    const address = addressKey(options.clientAddress(request));
     if (!socketsPerAddress.acquire(address)) {
       socket.end(`HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;

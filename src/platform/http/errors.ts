@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, toAppError } from '../errors.js';
+import { AppError, toAppError, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../errors.js';
 import { fieldErrorsFrom } from './validation.js';
 
 /**
@@ -25,6 +25,7 @@ function errorBody(error: AppError, style: ErrorStyle): Record<string, unknown> 
 /** Renders a domain error; the one place REST turns an `AppError` into a response. */
 export function sendAppError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
   const style = request.routeOptions.config?.errorStyle ?? 'standard';
+  if (error.code === 'unavailable') reply.header('retry-after', UNAVAILABLE_RETRY_AFTER_SECONDS);
   return reply.code(error.status).send(errorBody(error, style));
 }
 
@@ -53,6 +54,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
       return sendAppError(request, reply, appError);
     }
     const appError = toAppError(error);
+    if (appError?.code === 'unavailable') request.log.warn({ err: error }, 'database unavailable');
     if (appError) return sendAppError(request, reply, appError);
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       const style = request.routeOptions.config?.errorStyle ?? 'standard';

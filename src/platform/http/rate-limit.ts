@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { sha256Hex } from '../auth/credentials.js';
 import { AppError } from '../errors.js';
+import { addressKey } from './client-address.js';
 
 export interface RateLimitPolicy {
   /** Distinguishes counters of different policies in the shared table. */
@@ -37,6 +38,11 @@ export class RateLimits {
       this.limiters.set(policy.name, limiter);
     }
     return limiter;
+  }
+
+  /** Spends one request of a client address's budget (an IPv6 client's whole /64 shares one). */
+  consumeByAddress(policy: RateLimitPolicy, address: string, reply?: FastifyReply): Promise<void> {
+    return this.consume(policy, addressKey(address), reply);
   }
 
   /** Spends one request of `key`'s budget; `reply` (REST) also gets the RateLimit-* headers. */

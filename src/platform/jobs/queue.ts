@@ -2,11 +2,13 @@ import { run, type Runner, type Task } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger } from '../logger.js';
 import { workerLogger } from './worker-logger.js';
+import { closeSilentConnections, connectionSettings, type DatabaseTimeouts } from '../db/timeouts.js';
 
 export type TaskHandler = (payload: unknown) => Promise<void>;
 
 export interface JobRunnerOptions {
   connectionString: string;
+  timeouts: DatabaseTimeouts;
   tasks: Record<string, TaskHandler>;
   logger: Logger;
   concurrency?: number;
@@ -27,7 +29,8 @@ export async function startJobRunner(options: JobRunnerOptions): Promise<JobRunn
   const concurrency = options.concurrency ?? 5;
   // Our own pool, ended only after the worker has stopped: a connection dropped while the process
   // shuts down is then logged rather than an unhandled 'error' event.
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: concurrency + 2 });
+  const pool = new pg.Pool({ ...connectionSettings(options.timeouts), connectionString: options.connectionString, max: concurrency + 2 });
+  closeSilentConnections(pool);
   // 57P01: the server is shutting down (our own stop, or a database restart the pool recovers from).
   const lost = (error: Error & { code?: string }) =>
     options.logger[error.code === '57P01' ? 'debug' : 'warn']({ err: error, component: 'jobs' }, 'job queue connection lost');

@@ -76,4 +76,40 @@ describe('rate limits', () => {
     expect(perAddress[10]).toBe(429);
     expect((await read(a, '10.30.0.1')).statusCode).toBe(200);
   });
+
+  const spend = async (t: TestApp, remoteAddress: string, times: number, headers: Record<string, string> = {}) => {
+    const statuses = [];
+    for (let i = 0; i < times; i++) statuses.push((await read(t, remoteAddress, headers)).statusCode);
+    return statuses;
+  };
+
+  it('counts an IPv6 client by its /64, and an IPv4 address written as IPv6 as that IPv4 address', async () => {
+    expect([...(await spend(a, '2001:db8:5:6::1', 2)), ...(await spend(a, '2001:db8:5:6:ffff:ffff:ffff:fffe', 2))]).toEqual([200, 200, 200, 200]);
+    expect((await read(a, '2001:db8:5:6:abcd::9')).statusCode).toBe(429);
+    expect((await read(a, '2001:db8:5:7::1')).statusCode).toBe(200);
+    expect(await spend(a, '10.20.0.50', 4)).toEqual([200, 200, 200, 200]);
+    expect((await read(a, '::ffff:10.20.0.50')).statusCode).toBe(429);
+  });
+
+  it('believes X-Forwarded-For only from the proxies TRUST_PROXY names', async () => {
+    // Without TRUST_PROXY a forwarded address is the client's to invent: the peer's budget is spent.
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await read(a, '10.20.0.60', { 'x-forwarded-for': `192.0.2.${i + 1}` })).statusCode);
+    expect(statuses).toEqual([200, 200, 200, 200, 429]);
+
+    const behindProxy = await startTestApp({ env: { ...env, TRUST_PROXY: '10.99.0.0/16' }, mailer: mailbox, jobs: false, databaseUrl: a.databaseUrl });
+    try {
+      const viaProxy = (client: string, peer = '10.99.0.1') => behindProxy.rest({ method: 'GET', url: '/api/categories', remoteAddress: peer, headers: { 'x-forwarded-for': client } });
+      // Each forwarded client has its own budget, though all arrive from the proxy's address.
+      for (let i = 0; i < 4; i++) expect((await viaProxy('198.51.100.1')).statusCode).toBe(200);
+      expect((await viaProxy('198.51.100.1')).statusCode).toBe(429);
+      expect((await viaProxy('198.51.100.2')).statusCode).toBe(200);
+      // A peer outside the trusted range is the client, whatever it forwards.
+      for (let i = 0; i < 4; i++) expect((await viaProxy(`203.0.113.${i + 1}`, '10.20.0.61')).statusCode).toBe(200);
+      expect((await viaProxy('203.0.113.99', '10.20.0.61')).statusCode).toBe(429);
+    } finally {
+      await behindProxy.app.close();
+      await behindProxy.orm.close(true);
+    }
+  });
 });

@@ -80,7 +80,7 @@ export class DirectoryResolver {
   @Mutation(() => Boolean, { description: 'E-mails a one-time sign-in link; true whatever the address.' })
   async requestMagicLink(@Arg('email') email: string, @Ctx() ctx: DirectoryContext): Promise<boolean> {
     const address = this.accounts.checkEmail(email);
-    await this.rateLimits.consume(SIGN_IN_BY_IP, ctx.ip);
+    await this.rateLimits.consumeByAddress(SIGN_IN_BY_IP, ctx.ip);
     await this.rateLimits.consume(SIGN_IN_BY_ADDRESS, address);
     await this.accounts.requestMagicLink(address);
     return true;
@@ -88,7 +88,7 @@ export class DirectoryResolver {
 
   @Mutation(() => Session, { description: 'Redeems a sign-in link for a 7-day JWT.' })
   async redeemMagicLink(@Arg('token') token: string, @Ctx() ctx: DirectoryContext): Promise<Session> {
-    await this.rateLimits.consume(SIGN_IN_BY_IP, ctx.ip);
+    await this.rateLimits.consumeByAddress(SIGN_IN_BY_IP, ctx.ip);
     return this.accounts.redeem(token);
   }
 

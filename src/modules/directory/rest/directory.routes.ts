@@ -44,7 +44,7 @@ export function registerDirectoryRoutes(
   // Signed-in callers spend their own (larger) budget; everyone else shares their IP's.
   const directoryBudget = async (request: FastifyRequest, reply: FastifyReply) => {
     const subject = await accounts.sessionSubject(request.credential);
-    await (subject ? rateLimits.consume(signedIn, subject, reply) : rateLimits.consume(anonymous, request.ip, reply));
+    await (subject ? rateLimits.consume(signedIn, subject, reply) : rateLimits.consumeByAddress(anonymous, request.ip, reply));
   };
   const config = { errorStyle: 'directory' as const };
   const agentId = (request: FastifyRequest) => {
@@ -110,7 +110,7 @@ export function registerDirectoryRoutes(
 
   // Sign-in has its own budgets and does not spend the directory's.
   app.register(async (scope) => {
-    scope.addHook('onRequest', async (request, reply) => rateLimits.consume(signInByIp, request.ip, reply));
+    scope.addHook('onRequest', async (request, reply) => rateLimits.consumeByAddress(signInByIp, request.ip, reply));
 
     scope.post<{ Body: { email: string } }>('/api/auth/magic-link', { schema: magicLinkRoute, config }, async (request, reply) => {
       const email = accounts.checkEmail(request.body.email);
