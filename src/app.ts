@@ -62,6 +62,9 @@ function readPackageVersion(): string {
   return '0.0.0';
 }
 
+/** On shutdown, how long sign-in mails already accepted may take to leave. */
+const MAIL_DRAIN_MS = 5_000;
+
 const REQUEST_ID_PATTERN = /^[\w.:-]{1,128}$/;
 
 /** Builds the whole gateway on one Fastify instance, ready but not listening (tests `inject` into it). */
@@ -123,12 +126,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const rateLimitPool = new pg.Pool({ ...connectionSettings(config.databaseTimeouts), connectionString: deps.databaseUrl, max: 5 });
   closeSilentConnections(rateLimitPool);
   rateLimitPool.on('error', (error) => logger.warn({ err: error }, 'rate-limit connection lost'));
+  const mailer = deps.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
   const jwtSecret = await resolveJwtSecret(config.jwtSecret, (sql, params) => orm.em.fork().execute(sql, params));
   const directory = createDirectoryModule({
     em: orm.em,
     clock,
     jwt: new JwtIssuer(jwtSecret, SESSION_TTL_SECONDS, clock),
-    mailer: deps.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger }),
+    mailer,
     rateLimits: new RateLimits(rateLimitPool),
     publicUrl: config.publicUrl,
     limits: { anonymousPerMinute: config.rateLimitAnonPerMin, signedInPerMinute: config.rateLimitAuthPerMin },
@@ -209,6 +213,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await runner?.stop();
     await notifications.stop();
     await rateLimitPool.end();
+    await mailer.close?.(MAIL_DRAIN_MS);
   });
 
   await app.ready();

@@ -55,6 +55,8 @@ async function main(): Promise<void> {
     // would pull the database out from under requests still draining; we stop it ourselves, last.
     process.removeAllListeners('SIGTERM');
     process.removeAllListeners('SIGINT');
+    // A promise nobody awaited must not end a process that is serving others: logged, and it goes on.
+    process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
     process.once('SIGTERM', () => void shutdown('SIGTERM'));
     process.once('SIGINT', () => void shutdown('SIGINT'));
   } catch (error) {

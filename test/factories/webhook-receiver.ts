@@ -13,6 +13,8 @@ export interface WebhookReceiver {
   received: ReceivedWebhook[];
   /** Every request, including those answered with an error status. */
   hits: number;
+  /** The headers of every request, answered or not, in arrival order. */
+  hitHeaders: IncomingHttpHeaders[];
   /** Waits until `count` requests were answered 2xx. */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedWebhook[]>;
   close(): Promise<void>;
@@ -24,12 +26,14 @@ export interface WebhookReceiver {
  */
 export async function startWebhookReceiver(respond: (hit: number) => number | 'hang' = () => 204): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
+  const hitHeaders: IncomingHttpHeaders[] = [];
   let hits = 0;
   const hanging = new Set<() => void>();
   const server: Server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk) => (body += chunk));
     request.on('end', () => {
+      hitHeaders.push(request.headers);
       const answer = respond(++hits);
       if (answer === 'hang') {
         hanging.add(() => response.destroy());
@@ -45,6 +49,7 @@ export async function startWebhookReceiver(respond: (hit: number) => number | 'h
   return {
     url: `http://127.0.0.1:${port}/hooks`,
     received,
+    hitHeaders,
     get hits() {
       return hits;
     },

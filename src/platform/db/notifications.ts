@@ -161,7 +161,9 @@ export class Notifications {
     }, this.timing.reconnectDelayMs).unref();
   }
 
+  /** Sends what is queued (writes finishing while the process drains announce their events), then closes. */
   async stop(): Promise<void> {
+    await this.outgoing.flush();
     this.stopped = true;
     clearInterval(this.heartbeat);
     clearTimeout(this.reconnectTimer);

@@ -1,4 +1,6 @@
 import nodemailer from 'nodemailer';
+import PQueue from 'p-queue';
+import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 export interface MailMessage {
@@ -9,12 +11,27 @@ export interface MailMessage {
 }
 
 export interface Mailer {
+  /** Accepts a message for delivery; with SMTP the sending happens after the caller has its answer. */
   send(message: MailMessage): Promise<void>;
+  /** Waits for accepted messages to be sent, at most `timeoutMs`; later ones stay unsent. */
+  close?(timeoutMs: number): Promise<void>;
 }
 
+/** Messages waiting to be sent at most; past it a sender is refused at once (503) instead of queued. */
+export const MAIL_QUEUE_LIMIT = 1_000;
+/** Messages sent at once. */
+const MAIL_CONCURRENCY = 2;
 /**
- * E-mail over SMTP_URL with nodemailer; without SMTP_URL the message is written to the log instead
- * (local development), as the contract says.
+ * One SMTP exchange's bounds (nodemailer's own default is minutes): a server that does not answer holds
+ * a sending place for at most about 20 s, never a request. `SMTP_URL` query parameters override them.
+ */
+export const SMTP_TIMEOUTS = { connectionTimeout: 5_000, greetingTimeout: 5_000, socketTimeout: 10_000 } as const;
+
+/**
+ * E-mail over SMTP_URL with nodemailer, sent from a bounded queue so that a slow or unreachable SMTP
+ * server never slows the request that asked for the mail; a failed send is logged (the sign-in link
+ * can be asked for again). Without SMTP_URL the message is written to the log instead (local
+ * development), as the contract says.
  */
 export function createMailer(options: { smtpUrl: string | undefined; from: string; logger: Logger }): Mailer {
   const log = options.logger.child({ component: 'mail' });
@@ -25,10 +42,27 @@ export function createMailer(options: { smtpUrl: string | undefined; from: strin
       },
     };
   }
-  const transport = nodemailer.createTransport(options.smtpUrl);
+  const transport = nodemailer.createTransport({ ...SMTP_TIMEOUTS, url: options.smtpUrl });
+  const queue = new PQueue({ concurrency: MAIL_CONCURRENCY });
   return {
     async send(message) {
-      await transport.sendMail({ from: options.from, ...message });
+      if (queue.size + queue.pending >= MAIL_QUEUE_LIMIT) {
+        throw new AppError('upstream_unavailable', 'the mail server is not keeping up; try again in a minute');
+      }
+      void queue.add(async () => {
+        try {
+          await transport.sendMail({ from: options.from, ...message });
+        } catch (error) {
+          log.warn({ err: error, to: message.to }, 'sending an e-mail failed');
+        }
+      });
+    },
+    async close(timeoutMs) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+      await Promise.race([queue.onIdle(), late]).finally(() => clearTimeout(timer));
+      queue.clear();
+      transport.close();
     },
   };
 }

@@ -1,54 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { freePort } from '../../../src/platform/db/embedded-postgres.js';
-
-// The real entry point, as `npm start` runs it, on its own embedded database (no DATABASE_URL).
-const ENTRY = ['--import', '@swc-node/register/esm-register', 'src/main.ts'];
-
-interface RunningServer {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function startServer(env: Record<string, string>): RunningServer {
-  const { DATABASE_URL: _ignored, ...inherited } = process.env;
-  const child = spawn(process.execPath, ENTRY, {
-    env: { ...inherited, NODE_OPTIONS: '', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-async function waitFor(server: RunningServer, text: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!server.output().includes(text)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for "${text}":\n${server.output()}`);
-    if (server.child.exitCode !== null) throw new Error(`server exited early:\n${server.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** Log lines at warn level or above (pino levels 40+), and anything that is not JSON. */
-function errorLines(output: string): string[] {
-  return output
-    .split('\n')
-    .filter(Boolean)
-    .filter((line) => {
-      try {
-        return (JSON.parse(line) as { level: number }).level >= 40;
-      } catch {
-        return true;
-      }
-    });
-}
+import { errorLines, startServer, waitFor } from '../../factories/server-process.js';
 
 async function bootstrap(port: number) {
   const response = await fetch(`http://127.0.0.1:${port}/api/agents`, {

@@ -1,0 +1,46 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+// The real entry point, as `npm start` runs it. Without DATABASE_URL in `env`, on its own embedded database.
+const ENTRY = ['--import', '@swc-node/register/esm-register', 'src/main.ts'];
+
+export interface RunningServer {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+export function startServer(env: Record<string, string>): RunningServer {
+  const { DATABASE_URL: _fromTestSetup, ...inherited } = process.env;
+  const child = spawn(process.execPath, ENTRY, {
+    env: { ...inherited, NODE_OPTIONS: '', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+export async function waitFor(server: RunningServer, text: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!server.output().includes(text)) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for "${text}":\n${server.output()}`);
+    if (server.child.exitCode !== null) throw new Error(`server exited early:\n${server.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Log lines at warn level or above (pino levels 40+), and anything that is not JSON. */
+export function errorLines(output: string): string[] {
+  return output
+    .split('\n')
+    .filter(Boolean)
+    .filter((line) => {
+      try {
+        return (JSON.parse(line) as { level: number }).level >= 40;
+      } catch {
+        return true;
+      }
+    });
+}
