@@ -15,6 +15,10 @@ export interface FreezableProxy {
   freeze(which?: (connection: ProxiedConnection) => boolean): void;
   /** Passes on everything held back, in order, and every byte after. */
   thaw(): void;
+  /** Closes every connection and refuses new ones, as a stopped server does. */
+  refuse(): Promise<void>;
+  /** Accepts connections again, on the same port. */
+  accept(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -70,9 +74,16 @@ export async function startFreezableProxy(target: string): Promise<FreezableProx
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
   const proxied = new URL(target);
   proxied.hostname = '127.0.0.1';
-  proxied.port = String((server.address() as AddressInfo).port);
+  proxied.port = String(port);
+  const dropAll = () => {
+    for (const link of links) {
+      link.client.destroy();
+      link.upstream?.destroy();
+    }
+  };
 
   return {
     url: proxied.toString(),
@@ -88,12 +99,18 @@ export async function startFreezableProxy(target: string): Promise<FreezableProx
         else openUpstream(link);
       }
     },
+    async refuse() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      dropAll();
+      await closed;
+    },
+    async accept() {
+      server.listen(port, '127.0.0.1');
+      await once(server, 'listening');
+    },
     async close() {
-      for (const link of links) {
-        link.client.destroy();
-        link.upstream?.destroy();
-      }
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      dropAll();
+      if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

@@ -15,11 +15,11 @@ const TIMEOUTS = { DB_CONNECT_TIMEOUT_MS: '1000', DB_STATEMENT_TIMEOUT_MS: '1000
 /** The slowest way to find out: a query on an open connection, cut off 2 s after the statement timeout. */
 const FAIL_WITHIN_MS = 1000 + 2000 + 1500;
 
-async function directQuery<Row>(url: string, sql: string): Promise<Row[]> {
+async function directQuery<Row>(url: string, sql: string, params: unknown[] = []): Promise<Row[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return (await client.query(sql)).rows as Row[];
+    return (await client.query(sql, params)).rows as Row[];
   } finally {
     await client.end();
   }
@@ -105,6 +105,72 @@ describe('a database that stops answering', () => {
     expect(counts).toEqual({ bookings: 1, slots: 1, events: 1 });
     expect((await postBooking(t, agent, { startsAt: '2033-01-12T09:00:00Z', endsAt: '2033-01-12T10:00:00Z' })).statusCode).toBe(201);
     expect(unhandled).toEqual([]);
+  });
+});
+
+describe('a database that stops under load and starts again', () => {
+  it('answers 503 and never 500 meanwhile, keeps every 201 whole, and serves again without a restart', async () => {
+    const database = await createTestDatabase();
+    const proxy = await startFreezableProxy(database.url);
+    const t = await startTestApp({ databaseUrl: proxy.url, env: TIMEOUTS, jobs: false });
+    const unhandled: unknown[] = [];
+    const recordUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', recordUnhandled);
+    try {
+      const agent = await bootstrapAgent(t);
+      const statuses = new Map<number, number>();
+      const created: string[] = [];
+      let hour = 0;
+      let running = true;
+      let restarted = false;
+      let createdAfterRestart = 0;
+      const load = Array.from({ length: 6 }, async (_, client) => {
+        while (running) {
+          const startsAt = new Date(Date.UTC(2035, 0, 1) + hour++ * 3_600_000);
+          const response =
+            client % 2 === 0
+              ? await postBooking(t, agent, { startsAt: startsAt.toISOString(), endsAt: new Date(startsAt.getTime() + 1_800_000).toISOString() })
+              : await t.rest({ method: 'GET', url: '/api/bookings', headers: bearer(agent.token) });
+          statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
+          if (response.statusCode === 201) {
+            created.push(response.json().id);
+            if (restarted) createdAfterRestart++;
+          }
+          if (response.statusCode === 503) await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await proxy.refuse();
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      await proxy.accept();
+      restarted = true;
+      const recoveredMs = await waitUntil(async () => createdAfterRestart >= 5, 10_000);
+      running = false;
+      await Promise.all(load);
+
+      expect([...statuses.keys()].sort()).toEqual([200, 201, 503]);
+      expect(recoveredMs).toBeLessThan(10_000);
+      const [{ whole }] = (await directQuery<{ whole: number }>(
+        database.url,
+        `select count(*)::int as whole from bookings b
+          where exists (select 1 from booking_slots s where s.booking_id = b.id) and exists (select 1 from booking_events e where e.booking_id = b.id)`,
+      )) as [{ whole: number }];
+      const [{ all, answered }] = (await directQuery<{ all: number; answered: number }>(
+        database.url,
+        'select count(*)::int as "all", count(*) filter (where id = any($1::uuid[]))::int as answered from bookings',
+        [created],
+      )) as [{ all: number; answered: number }];
+      // Every 201 is stored, and nothing is half-written (a create cut off by the outage may have
+      // committed without its answer: such a booking is whole, and a retry with its Idempotency-Key finds it).
+      expect(answered).toBe(created.length);
+      expect(all).toBe(whole);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', recordUnhandled);
+      await t.close();
+      await proxy.close();
+      await database.drop();
+    }
   });
 });
 
