@@ -378,4 +378,33 @@ describe('the outbox', () => {
       await hook.close();
     }
   });
+
+  it('sends each delivery once while two processes claim from the same backlog', async () => {
+    const hook = await startWebhookReceiver();
+    const writer = await startTestApp({ jobs: false });
+    const dispatchers: TestApp[] = [];
+    try {
+      const agent = await bootstrapAgent(writer);
+      await writer.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(agent.token), payload: { url: hook.url } });
+      const events = 300;
+      for (let i = 0; i < events; i++) {
+        const start = new Date(Date.UTC(2033, 0, 1) + i * 3_600_000);
+        await createBooking(writer, agent, start.toISOString(), new Date(start.getTime() + 1_800_000).toISOString());
+      }
+      // Two processes start on the backlog at once and claim from it side by side.
+      dispatchers.push(...(await Promise.all([startTestApp({ databaseUrl: writer.databaseUrl }), startTestApp({ databaseUrl: writer.databaseUrl })])));
+      await hook.waitFor(events, 30_000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const ids = hook.received.map((message) => String(message.headers['webhook-id']));
+      expect(new Set(ids).size).toBe(events);
+      expect(ids).toHaveLength(events);
+    } finally {
+      for (const dispatcher of dispatchers) {
+        await dispatcher.app.close();
+        await dispatcher.orm.close(true);
+      }
+      await writer.close();
+      await hook.close();
+    }
+  });
 });
