@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { SMTP_NOT_SET_WARNING } from '../../src/platform/mail/mailer.js';
+
+export { SMTP_NOT_SET_WARNING };
 
 // The real entry point, as `npm start` runs it. Without DATABASE_URL in `env`, on its own embedded database.
 const ENTRY = ['--import', '@swc-node/register/esm-register', 'src/main.ts'];
@@ -31,14 +34,15 @@ export async function waitFor(server: RunningServer, text: string, timeoutMs = 6
   }
 }
 
-/** Log lines at warn level or above (pino levels 40+), and anything that is not JSON. */
+/** Log lines at warn level or above (pino levels 40+) but the SMTP_URL notice, and anything that is not JSON. */
 export function errorLines(output: string): string[] {
   return output
     .split('\n')
     .filter(Boolean)
     .filter((line) => {
       try {
-        return (JSON.parse(line) as { level: number }).level >= 40;
+        const entry = JSON.parse(line) as { level: number; msg?: string };
+        return entry.level >= 40 && entry.msg !== SMTP_NOT_SET_WARNING;
       } catch {
         return true;
       }

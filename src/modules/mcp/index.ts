@@ -12,8 +12,10 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: McpDeps): void {
     const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
     reply.hijack();
     reply.raw.on('close', () => {
-      void transport.close();
-      void server.close();
+      // Closing a request's server after its client left may fail; it concerns nobody else.
+      const closing = (what: string) => (error: unknown) => request.log.debug({ err: error }, `closing the MCP ${what} failed`);
+      transport.close().catch(closing('transport'));
+      server.close().catch(closing('server'));
     });
     await server.connect(transport);
     await transport.handleRequest(request.raw, reply.raw, request.body);

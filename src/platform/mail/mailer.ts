@@ -17,6 +17,8 @@ export interface Mailer {
   close?(timeoutMs: number): Promise<void>;
 }
 
+export const SMTP_NOT_SET_WARNING = 'SMTP_URL is not set: sign-in e-mails, with their one-time links, are written to this log instead of sent';
+
 /** Messages waiting to be sent at most; past it a sender is refused at once (503) instead of queued. */
 export const MAIL_QUEUE_LIMIT = 1_000;
 /** Messages sent at once. */
@@ -36,6 +38,8 @@ export const SMTP_TIMEOUTS = { connectionTimeout: 5_000, greetingTimeout: 5_000,
 export function createMailer(options: { smtpUrl: string | undefined; from: string; logger: Logger }): Mailer {
   const log = options.logger.child({ component: 'mail' });
   if (!options.smtpUrl) {
+    // The contract's behaviour, and a secret in the log: said once, loudly, when the process starts.
+    log.warn(SMTP_NOT_SET_WARNING);
     return {
       async send(message) {
         log.info({ to: message.to, subject: message.subject, text: message.text }, 'SMTP_URL is not set: e-mail written to the log');

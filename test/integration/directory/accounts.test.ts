@@ -89,10 +89,14 @@ describe('magic-link sign-in over real SMTP', () => {
       clock.set('2030-01-01T10:00:00Z');
     }
     expect((await verify('made-up-token')).statusCode).toBe(401);
-    for (const email of ['not-an-email', 'a@b', 'two@@example.com', 'spaces in@example.com']) {
+    for (const email of ['not-an-email', 'a@b', 'two@@example.com', 'spaces in@example.com', 'a,b@example.com', '<a@example.com>', 'a@example.com,b@example.com', '"quoted"@example.com']) {
       const response = await request(email);
       expect(response.statusCode).toBe(400);
       expect(response.json()).toEqual({ success: false, message: expect.stringMatching(/email/), errors: { email: expect.any(String) } });
+    }
+    // Ordinary addresses still pass: plus tags, dots, hyphens, subdomains, upper case (stored lower).
+    for (const email of ['first.last+tag@example.com', 'x-y@mail.example.co.uk', 'Upper@Example.com']) {
+      expect((await request(email)).statusCode).toBe(200);
     }
   });
 });

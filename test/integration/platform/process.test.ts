@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { freePort } from '../../../src/platform/db/embedded-postgres.js';
-import { errorLines, startServer, waitFor } from '../../factories/server-process.js';
+import { errorLines, SMTP_NOT_SET_WARNING, startServer, waitFor } from '../../factories/server-process.js';
 
 async function bootstrap(port: number) {
   const response = await fetch(`http://127.0.0.1:${port}/api/agents`, {
@@ -42,6 +42,8 @@ describe('the server process', () => {
     first.child.kill('SIGTERM');
     expect({ code: await first.exited, errors: errorLines(first.output()) }).toEqual({ code: 0, errors: [] });
     expect(first.output()).toContain('"msg":"stopped"');
+    // Without SMTP_URL, one loud line at start says where sign-in links go (the contract: the log).
+    expect(first.output().split('\n').filter((line) => line.includes(SMTP_NOT_SET_WARNING))).toHaveLength(1);
     expect(await portIsClosed(port)).toBe(true);
     // The embedded PostgreSQL went down with the process.
     expect(await portIsClosed(postgresPort)).toBe(true);

@@ -381,6 +381,17 @@ describe('bookings', () => {
       expect(seen).toEqual(Array.from({ length: 5 }, (_, i) => hourSlot('2030-09-01T00:00:00Z', i).startsAt));
     });
 
+    it.each([
+      ['not base64 of anything', 'garbage'],
+      ['a date and no id', Buffer.from('2030-09-01T00:00:00.000Z|').toString('base64url')],
+      ['an id that is not a UUID', Buffer.from('2030-09-01T00:00:00.000Z|not-a-uuid').toString('base64url')],
+      ['no date', Buffer.from('yesterday|00000000-0000-4000-8000-000000000000').toString('base64url')],
+    ])('answers validation naming `after` for a cursor with %s', async (_case, after) => {
+      const agent = await createAgent(t, root);
+      const result = await t.gql(BookingsDocument, { first: 2, after }, bearer(agent.token));
+      expect(result.errors?.[0]?.extensions).toEqual({ code: 'validation', errors: { after: 'is not a cursor from this connection' } });
+    });
+
     it('loads 50 bookings with their agent in a constant number of SQL statements', async () => {
       const big = await startTestApp({ clock, env: { BOOKING_CAP: '100' } });
       try {

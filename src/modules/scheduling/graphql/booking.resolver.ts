@@ -1,6 +1,7 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { AppError } from '../../../platform/errors.js';
 import { BOOKING_LIMITS, type BookingCursor, type BookingService } from '../booking.service.js';
+import { isUuid } from '../input-checks.js';
 import { AgentNode } from './agent.types.js';
 import {
   BookingConnection,
@@ -19,7 +20,8 @@ const encodeCursor = (booking: BookingCursor) => Buffer.from(`${booking.startsAt
 function decodeCursor(cursor: string): BookingCursor {
   const [startsAt, id] = Buffer.from(cursor, 'base64url').toString().split('|');
   const date = new Date(startsAt ?? '');
-  if (!id || Number.isNaN(date.getTime())) throw AppError.validation({ after: 'is not a cursor from this connection' });
+  // A cursor is only ever read back from the client: every part is checked before it reaches SQL.
+  if (!id || !isUuid(id) || Number.isNaN(date.getTime())) throw AppError.validation({ after: 'is not a cursor from this connection' });
   return { startsAt: date, id };
 }
 
