@@ -1,16 +1,14 @@
 /// <reference lib="dom" />
 import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../factories/browser.js';
 import { freePort } from '../../src/platform/db/embedded-postgres.js';
 import { Mailbox } from '../factories/mailbox.js';
 import { startSmtpServer } from '../factories/smtp.js';
 import { signIn, submitTool } from '../factories/users.js';
 import { startTestApp, type TestApp } from '../harness.js';
 
-// Debian's chromium, installed by .ci/run; flags as the machine's notes require (no background
-// networking: this machine has no network beyond loopback).
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = 'test-artifacts';
 
 describe('/browse in headless Chromium', () => {
@@ -48,10 +46,7 @@ describe('/browse in headless Chromium', () => {
     await seeder.app.close();
     await seeder.orm.close(true);
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('request', (request) => hostsContacted.add(new URL(request.url()).host));
   }, 90_000);

@@ -1,10 +1,10 @@
 /// <reference lib="dom" />
 import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../factories/browser.js';
 import { startTestApp, type TestApp } from '../harness.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ADMIN_TOKEN = 'admin-token-for-the-prices-page-0123';
 
 describe('/prices in headless Chromium', () => {
@@ -26,7 +26,7 @@ describe('/prices in headless Chromium', () => {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
       payload: { rows: [{ slug: 'h100', provider: 'lambda', spot_price_usd: null, on_demand_price_usd: 2.49 }, { slug: 'h100', provider: 'vast', spot_price_usd: 1.2, on_demand_price_usd: 1.6 }] },
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
