@@ -25,7 +25,8 @@ import { Vote } from './entities/vote.entity.js';
 import type { DirectoryContext } from './graphql/context.js';
 import { DirectoryResolver } from './graphql/directory.resolver.js';
 import { createDirectoryLoaders } from './graphql/loaders.js';
-import { registerDirectoryRoutes, type DirectoryLimits } from './rest/directory.routes.js';
+import { DirectoryBudget, type DirectoryLimits } from './directory-budget.js';
+import { registerDirectoryRoutes } from './rest/directory.routes.js';
 import { ToolService } from './tool.service.js';
 
 export type { DirectoryContext } from './graphql/context.js';
@@ -47,11 +48,12 @@ export interface DirectoryDeps {
 export function createDirectoryModule(deps: DirectoryDeps) {
   const tools = new ToolService(deps.em, deps.clock);
   const accounts = new AccountService(deps.em, deps.clock, deps.jwt, deps.mailer, deps.publicUrl);
+  const budget = new DirectoryBudget(deps.rateLimits, accounts, deps.limits);
   return {
     tools,
     accounts,
-    resolvers: [new DirectoryResolver(tools, accounts, deps.rateLimits)],
+    resolvers: [new DirectoryResolver(tools, accounts, deps.rateLimits, budget)],
     createContext: (base: PlatformContext): DirectoryContext['directory'] => createDirectoryLoaders(tools, accounts, base.credential),
-    registerRoutes: (app: FastifyInstance) => registerDirectoryRoutes(app, { tools, accounts, rateLimits: deps.rateLimits, limits: deps.limits }),
+    registerRoutes: (app: FastifyInstance) => registerDirectoryRoutes(app, { tools, accounts, rateLimits: deps.rateLimits, budget }),
   };
 }

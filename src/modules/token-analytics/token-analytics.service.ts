@@ -8,6 +8,10 @@ const MINT = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 const FRESH_MS = 60_000;
 /** At most this many tokens are cached (the oldest is dropped first). */
 const MAX_TOKENS = 1000;
+/** A mint the screener knows no pairs for is not asked about again for this long. */
+const UNKNOWN_FRESH_MS = 60_000;
+/** Mints remembered as unknown at most (the oldest is dropped first). */
+const MAX_UNKNOWN = 10_000;
 
 export interface Provenance {
   source: string;
@@ -24,10 +28,15 @@ interface CacheEntry {
 
 /**
  * Token analytics and safety from the DEX screener, with a cache in front: fresh answers are reused
- * for a minute, and when the screener is down the last good answer is served, flagged stale.
+ * for a minute, and when the screener is down the last good answer is served, flagged stale. The
+ * screener limits our address for everyone, so a loop of requests must not become a loop of calls:
+ * concurrent requests for one mint share one call, and a mint it knows nothing about is remembered
+ * as unknown for a minute.
  */
 export class TokenAnalyticsService {
   private readonly cache = new Map<string, CacheEntry>();
+  private readonly unknown = new Map<string, Date>();
+  private readonly asking = new Map<string, Promise<ScreenerPair[]>>();
   private lastError: { at: Date; message: string } | undefined;
 
   constructor(
@@ -67,10 +76,12 @@ export class TokenAnalyticsService {
       stale,
     });
     if (cached && now.getTime() - cached.fetchedAt.getTime() < FRESH_MS) return { pairs: cached.pairs, provenance: provenance(cached, false) };
+    const unknownSince = this.unknown.get(mint);
+    if (unknownSince && now.getTime() - unknownSince.getTime() < UNKNOWN_FRESH_MS) throw this.noPairs(mint);
 
     let pairs: ScreenerPair[];
     try {
-      pairs = await this.screener.pairsOf(mint);
+      pairs = await this.askOnce(mint);
     } catch (error) {
       if (!(error instanceof ScreenerUnavailableError)) throw error;
       this.lastError = { at: now, message: error.message };
@@ -80,11 +91,31 @@ export class TokenAnalyticsService {
     this.lastError = undefined;
     const solana = pairs.filter((pair) => pair.chainId === 'solana');
     const relevant = solana.length ? solana : pairs;
-    if (relevant.length === 0) throw new AppError('not_found', `the screener knows no pairs for ${mint}`);
+    if (relevant.length === 0) {
+      this.unknown.delete(mint);
+      this.unknown.set(mint, now);
+      if (this.unknown.size > MAX_UNKNOWN) this.unknown.delete(this.unknown.keys().next().value!);
+      throw this.noPairs(mint);
+    }
+    this.unknown.delete(mint);
     const entry = { pairs: relevant, fetchedAt: now };
     this.cache.delete(mint);
     this.cache.set(mint, entry);
     if (this.cache.size > MAX_TOKENS) this.cache.delete(this.cache.keys().next().value!);
     return { pairs: relevant, provenance: provenance(entry, false) };
+  }
+
+  /** One screener call per mint at a time, shared by every request that wants it meanwhile. */
+  private askOnce(mint: string): Promise<ScreenerPair[]> {
+    let call = this.asking.get(mint);
+    if (!call) {
+      call = this.screener.pairsOf(mint).finally(() => this.asking.delete(mint));
+      this.asking.set(mint, call);
+    }
+    return call;
+  }
+
+  private noPairs(mint: string): AppError {
+    return new AppError('not_found', `the screener knows no pairs for ${mint}`);
   }
 }

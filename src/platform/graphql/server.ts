@@ -68,6 +68,21 @@ function coalesceWrites(ws: WebSocket, socket: Duplex): void {
   }) as WebSocket['send'];
 }
 
+/**
+ * A socket's errors go to our logger. graphql-ws prints them with `console.error` (past the logger and
+ * its redaction) and closes with 1011; `ws` has already closed the socket with the right code (1009 for
+ * a message over the limit, 1002 for a protocol error) and emits 'close' next, which graphql-ws cleans
+ * up on.
+ */
+function logSocketErrors(ws: WebSocket, log: Logger): void {
+  const emit = ws.emit.bind(ws) as (event: string | symbol, ...args: unknown[]) => boolean;
+  ws.emit = ((event: string | symbol, ...args: unknown[]) => {
+    if (event !== 'error') return emit(event, ...args);
+    log.debug({ err: args[0] }, 'WebSocket error; the socket is closed');
+    return true;
+  }) as WebSocket['emit'];
+}
+
 /** The credential a WebSocket client presents in `connectionParams` (the same names as the HTTP headers). */
 function connectionCredential(params: Record<string, unknown>): PresentedCredential {
   return parseCredential(params.authorization ?? params.Authorization, params['x-api-key'] ?? params['X-API-Key']);
@@ -229,6 +244,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
     socket.once('close', () => socketsPerAddress.release(address));
     sockets.handleUpgrade(request, socket, head, (ws) => {
       coalesceWrites(ws, socket);
+      logSocketErrors(ws, log);
       sockets.emit('connection', ws, request);
     });
   });

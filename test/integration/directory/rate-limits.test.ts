@@ -112,4 +112,23 @@ describe('rate limits', () => {
       await behindProxy.orm.close(true);
     }
   });
+
+  it('spends the same directory budget through GraphQL, one unit per directory field, alias by alias', async () => {
+    const graphql = (query: string, remoteAddress: string, headers: Record<string, string> = {}) =>
+      a.rest({ method: 'POST', url: '/graphql', payload: { query }, remoteAddress, headers });
+    // Two fields (aliases of one) spend two units of the address's budget of 4, as two REST reads would.
+    const first = await graphql('{ one: categories { id } two: categories { id } }', '10.50.0.1');
+    expect(first.json().errors).toBeUndefined();
+    expect((await read(b, '10.50.0.1')).statusCode).toBe(200);
+    expect((await graphql('{ stats { totalTools } }', '10.50.0.1')).json().errors).toBeUndefined();
+    // The budget is spent whichever way: REST is refused, and so is every directory field of GraphQL.
+    expect((await read(a, '10.50.0.1')).statusCode).toBe(429);
+    for (const query of ['{ tools { page } }', '{ tool(id: 1) { id } }', '{ leaderboard { humans { id } } }', '{ categories { id } }']) {
+      const refused = (await graphql(query, '10.50.0.1')).json();
+      expect(refused.errors.map((error: { extensions: { code: string } }) => error.extensions.code)).toEqual(['rate_limited']);
+    }
+    // A signed-in user's GraphQL reads spend their own budget, not the address's.
+    const user = await signIn(a, mailbox);
+    expect((await graphql('{ categories { id } }', '10.50.0.1', bearer(user.token))).json().errors).toBeUndefined();
+  });
 });

@@ -8,12 +8,14 @@ describe('token analytics and safety against a screener speaking the DexScreener
   let screener: Awaited<ReturnType<typeof startFakeScreener>>;
   const clock = new TestClock(new Date('2025-01-10T00:00:00Z'));
   const FRESH_TOKEN = 'Fresh1111111111111111111111111111111111111';
+  const BUSY_TOKEN = 'Busy11111111111111111111111111111111111111';
   const SECOND_PAIR = pair({ dexId: 'orca', pairAddress: 'Pair2222222222222222222222222222222222222222', liquidity: { usd: 250_000 }, volume: { h24: 500_000 }, txns: { h24: { buys: 300, sells: 200 } } });
 
   beforeAll(async () => {
     screener = await startFakeScreener({
       [MINT]: [pair(), SECOND_PAIR, pair({ chainId: 'ethereum', pairAddress: '0xabc', liquidity: { usd: 9_000_000 } })],
       [OTHER_MINT]: [pair({ baseToken: { address: OTHER_MINT, name: 'Other', symbol: 'OTH' } })],
+      [BUSY_TOKEN]: [pair({ baseToken: { address: BUSY_TOKEN, name: 'Busy', symbol: 'BSY' } })],
       [FRESH_TOKEN]: [
         pair({
           baseToken: { address: FRESH_TOKEN, name: 'Fresh', symbol: 'FRSH' },
@@ -91,6 +93,26 @@ describe('token analytics and safety against a screener speaking the DexScreener
     const unknown = await get('/v1/tokens/Unknown111111111111111111111111111111111111/safety');
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toEqual({ error: 'not_found', message: expect.any(String) });
+  });
+
+  it('asks the screener once for many concurrent requests of one mint, and once a minute about a mint it does not know', async () => {
+    const UNKNOWN = 'Unknown2222222222222222222222222222222222';
+    const before = screener.requests;
+    const answers = await Promise.all(Array.from({ length: 20 }, () => get(`/v1/tokens/${BUSY_TOKEN}/analytics`)));
+    expect(answers.every((answer) => answer.statusCode === 200)).toBe(true);
+    expect(screener.requests - before).toBe(1);
+
+    const unknownBefore = screener.requests;
+    for (let i = 0; i < 10; i++) expect((await get(`/v1/tokens/${UNKNOWN}/analytics`)).statusCode).toBe(404);
+    expect(screener.requests - unknownBefore).toBe(1);
+    const now = clock.now();
+    clock.set(new Date(now.getTime() + 61_000));
+    try {
+      expect((await get(`/v1/tokens/${UNKNOWN}/safety`)).statusCode).toBe(404);
+      expect(screener.requests - unknownBefore).toBe(2);
+    } finally {
+      clock.set(now);
+    }
   });
 
   it('serves the cache while fresh, a stale copy when the screener is down, and 503 with nothing cached', async () => {

@@ -1,5 +1,6 @@
 import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { RateLimits } from '../../../platform/http/rate-limit.js';
+import type { DirectoryBudget } from '../directory-budget.js';
 import { SIGN_IN_BY_ADDRESS, SIGN_IN_BY_IP, type AccountService } from '../account.service.js';
 import { TOOL_LIMITS, type ToolService } from '../tool.service.js';
 import type { DirectoryContext } from './context.js';
@@ -22,37 +23,47 @@ export class DirectoryResolver {
     private readonly toolService: ToolService,
     private readonly accounts: AccountService,
     private readonly rateLimits: RateLimits,
+    private readonly budget: DirectoryBudget,
   ) {}
 
   @Query(() => ToolPageNode, { description: 'The catalogue, filtered by category slug, sorted and paged.' })
   async tools(
+    @Ctx() ctx: DirectoryContext,
     @Arg('category', () => String, { nullable: true }) category?: string | null,
     @Arg('sort', () => ToolSortOrder, { defaultValue: ToolSortOrder.votes }) sort = ToolSortOrder.votes,
     @Arg('page', () => Int, { defaultValue: 1 }) page = 1,
     @Arg('limit', () => Int, { defaultValue: TOOL_LIMITS.pageSizeDefault }) limit = TOOL_LIMITS.pageSizeDefault as number,
   ): Promise<ToolPageNode> {
+    await this.budget.spend(ctx.credential, ctx.ip);
     const result = await this.toolService.list({ category: category ?? undefined, sort, page, limit });
     return { ...result, tools: result.tools.map(ToolNode.from) };
   }
 
   @Query(() => ToolNode)
-  async tool(@Arg('id', () => Int) id: number): Promise<ToolNode> {
+  async tool(@Arg('id', () => Int) id: number, @Ctx() ctx: DirectoryContext): Promise<ToolNode> {
+    await this.budget.spend(ctx.credential, ctx.ip);
     return ToolNode.from(await this.toolService.get(id));
   }
 
   @Query(() => [CategoryNode])
-  async categories(): Promise<CategoryNode[]> {
+  async categories(@Ctx() ctx: DirectoryContext): Promise<CategoryNode[]> {
+    await this.budget.spend(ctx.credential, ctx.ip);
     return this.toolService.categories();
   }
 
   @Query(() => Leaderboard)
-  async leaderboard(@Arg('limit', () => Int, { defaultValue: TOOL_LIMITS.leaderboardDefault }) limit: number): Promise<Leaderboard> {
+  async leaderboard(
+    @Arg('limit', () => Int, { defaultValue: TOOL_LIMITS.leaderboardDefault }) limit: number,
+    @Ctx() ctx: DirectoryContext,
+  ): Promise<Leaderboard> {
+    await this.budget.spend(ctx.credential, ctx.ip);
     const board = await this.toolService.leaderboard(limit);
     return { agents: board.agents.map(ToolNode.from), humans: board.humans.map(ToolNode.from) };
   }
 
   @Query(() => StatsNode)
-  async stats(): Promise<StatsNode> {
+  async stats(@Ctx() ctx: DirectoryContext): Promise<StatsNode> {
+    await this.budget.spend(ctx.credential, ctx.ip);
     return this.toolService.stats();
   }
 
@@ -64,12 +75,14 @@ export class DirectoryResolver {
 
   @Mutation(() => ToolNode, { description: 'Submits a tool (approved at once). Send X-Agent-Id to mark an agent submission.' })
   async submitTool(@Arg('input') input: SubmitToolInput, @Ctx() ctx: DirectoryContext): Promise<ToolNode> {
+    await this.budget.spend(ctx.credential, ctx.ip);
     const user = await this.accounts.authenticate(ctx.credential);
     return ToolNode.from(await this.toolService.submit(user, input, ctx.header('x-agent-id')));
   }
 
   @Mutation(() => VoteResult, { description: "Toggles the viewer's vote on a tool." })
   async toggleVote(@Arg('toolId', () => Int) toolId: number, @Ctx() ctx: DirectoryContext): Promise<VoteResult> {
+    await this.budget.spend(ctx.credential, ctx.ip);
     const user = await this.accounts.authenticate(ctx.credential);
     const result = await this.toolService.toggleVote(user, toolId, ctx.header('x-agent-id'));
     const tool = ToolNode.from(await this.toolService.get(toolId));

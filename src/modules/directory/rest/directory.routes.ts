@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { RateLimitPolicy, RateLimits } from '../../../platform/http/rate-limit.js';
+import type { RateLimits } from '../../../platform/http/rate-limit.js';
+import type { DirectoryBudget } from '../directory-budget.js';
 import { SIGN_IN_BY_ADDRESS as signInByAddress, SIGN_IN_BY_IP as signInByIp, type AccountService } from '../account.service.js';
 import type { ToolService, ToolSort } from '../tool.service.js';
 import { presentCategory, presentStats, presentTool, presentToolItem } from './tool.presenter.js';
@@ -15,10 +16,6 @@ import {
   voteRoute,
 } from './directory.schemas.js';
 
-export interface DirectoryLimits {
-  anonymousPerMinute: number;
-  signedInPerMinute: number;
-}
 
 interface SubmitToolBody {
   name: string;
@@ -35,17 +32,10 @@ interface SubmitToolBody {
 /** Seed 001 routes. Every answer carries `success`; errors are `{success: false, message}`. */
 export function registerDirectoryRoutes(
   app: FastifyInstance,
-  deps: { tools: ToolService; accounts: AccountService; rateLimits: RateLimits; limits: DirectoryLimits },
+  deps: { tools: ToolService; accounts: AccountService; rateLimits: RateLimits; budget: DirectoryBudget },
 ): void {
-  const { tools, accounts, rateLimits, limits } = deps;
-  const anonymous: RateLimitPolicy = { name: 'directory-ip', points: limits.anonymousPerMinute, durationSeconds: 60 };
-  const signedIn: RateLimitPolicy = { name: 'directory-user', points: limits.signedInPerMinute, durationSeconds: 60 };
-
-  // Signed-in callers spend their own (larger) budget; everyone else shares their IP's.
-  const directoryBudget = async (request: FastifyRequest, reply: FastifyReply) => {
-    const subject = await accounts.sessionSubject(request.credential);
-    await (subject ? rateLimits.consume(signedIn, subject, reply) : rateLimits.consumeByAddress(anonymous, request.ip, reply));
-  };
+  const { tools, accounts, rateLimits, budget } = deps;
+  const directoryBudget = async (request: FastifyRequest, reply: FastifyReply) => budget.spend(request.credential, request.ip, reply);
   const config = { errorStyle: 'directory' as const };
   const agentId = (request: FastifyRequest) => {
     const value = request.headers['x-agent-id'];
