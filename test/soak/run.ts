@@ -5,7 +5,7 @@
  * over both processes and 20 webhook receivers. At the end it checks, and exits non-zero otherwise:
  *   - no 5xx and no failed request;
  *   - each process's heap (after a full GC, read through the inspector) at the end is at most 1.1× its
- *     heap at minute 2 (a third of the run when it is shorter);
+ *     heap at minute 2 (judged on runs of 5 minutes or more; shorter runs report it);
  *   - every subscriber got every event of its agent once, in order;
  *   - every event reached its agent's webhook receiver at least once, and twice only after a failed or
  *     cut-off attempt (duplicates counted);
@@ -39,6 +39,11 @@ const BOOKING_CAP = 300;
 /** When the first heap figure is taken: minute 2, or a third of a shorter run. */
 const EARLY_HEAP_AT_S = Math.min(120, Math.floor(SECONDS / 3));
 const HEAP_GROWTH_LIMIT = 1.1;
+/**
+ * Runs shorter than this report the heap but do not judge it: at 20 s of a 60-second run the process
+ * is still warming up, and 10 % of 70 MB is within one collection's noise.
+ */
+const HEAP_JUDGED_FROM_S = 300;
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 const problems: string[] = [];
@@ -143,6 +148,9 @@ async function call(gateway: Gateway, route: string, method: string, path: strin
   }
 }
 
+/** What a healthy server may refuse a random weekly series with; anything else (unavailable, internal) is a problem. */
+const EXPECTED_REFUSALS = new Set(['booking_cap_reached', 'slot_taken']);
+
 const random = (n: number) => Math.floor(Math.random() * n);
 /** A random whole hour in 2040–2049: creates mostly succeed, and sometimes overlap (409). */
 const randomHour = () => new Date(Date.UTC(2040, 0, 1) + random(10 * 365 * 24) * 3_600_000);
@@ -168,7 +176,7 @@ async function oneOperation(gateways: Gateway[], agents: Agent[], users: { token
     const code = created.body.errors?.[0]?.extensions?.code;
     if (code) {
       statuses.set(`GraphQL error ${code}`, (statuses.get(`GraphQL error ${code}`) ?? 0) + 1);
-      if (code === 'INTERNAL_SERVER_ERROR' && problems.length < 50) problems.push(`createBooking answered ${JSON.stringify(created.body.errors?.[0])}`);
+      if (!EXPECTED_REFUSALS.has(code) && problems.length < 50) problems.push(`createBooking answered ${JSON.stringify(created.body.errors?.[0])}`);
     }
   } else if (roll < 50) {
     const target = agents[(agents.indexOf(agent) + 1 + random(agents.length - 1)) % agents.length]!;
@@ -364,7 +372,7 @@ async function main(): Promise<void> {
     const missing = events.filter((event) => !webhookIds.includes(`evt_${event.id}`)).length;
     if (missing > 0) problems.push(`${missing} of ${events.length} events never reached their webhook receiver`);
     for (const [i, gateway] of gateways.entries()) {
-      if (early && end[i]! > early[i]! * HEAP_GROWTH_LIMIT) {
+      if (SECONDS >= HEAP_JUDGED_FROM_S && early && end[i]! > early[i]! * HEAP_GROWTH_LIMIT) {
         problems.push(`${gateway.name}: heap grew from ${(early[i]! / 1e6).toFixed(1)} MB to ${(end[i]! / 1e6).toFixed(1)} MB`);
       }
     }
@@ -388,12 +396,17 @@ async function main(): Promise<void> {
     const broken = invariants.rows[0]!;
     for (const [name, value] of Object.entries(broken)) if (value !== 0) problems.push(`invariant ${name}: ${value}`);
 
-    const retried = await db.query<{ deliveries: number; errors: string[] | null }>(
-      `select count(distinct a.delivery_id)::int as deliveries, array_agg(distinct left(a.error, 120)) filter (where a.error is not null) as errors
-         from webhook_attempts a where a.status_code is distinct from 204 or a.attempt > 1`,
+    const retried = await db.query<{ deliveries: number; errors: string[] | null; events: string[] | null }>(
+      `select count(distinct a.delivery_id)::int as deliveries, array_agg(distinct left(a.error, 120)) filter (where a.error is not null) as errors,
+              array_agg(distinct 'evt_' || d.event_id) as events
+         from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
+        where a.status_code is distinct from 204 or a.attempt > 1`,
     );
-    // At least once: a duplicate is fine after a failed or cut-off attempt, and a bug without one.
-    if (duplicates > retried.rows[0]!.deliveries) problems.push(`${duplicates} duplicate deliveries, but only ${retried.rows[0]!.deliveries} deliveries were retried`);
+    // At least once: a duplicate is fine after a failed or cut-off attempt of that event, and a bug without one.
+    const retriedEvents = new Set(retried.rows[0]!.events ?? []);
+    const seen = new Set<string>();
+    const unexplained = new Set(webhookIds.filter((id) => (seen.has(id) ? !retriedEvents.has(id) : (seen.add(id), false))));
+    if (unexplained.size > 0) problems.push(`${unexplained.size} events delivered twice without a failed or repeated attempt`);
     const byStatus = [...statuses].filter(([key]) => !key.startsWith('setup')).sort();
     console.log('\n### Soak: requests by route and status\n');
     console.log('| route | status | count |\n| --- | --- | --- |');

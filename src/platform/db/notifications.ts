@@ -8,6 +8,9 @@ export type NotificationHandler = (payload: string) => void;
 /** How the LISTEN connection shows in `pg_stat_activity`. */
 export const NOTIFICATIONS_APPLICATION_NAME = 'gateway-notifications';
 
+/** How long closing the connection may take on shutdown before it is dropped. */
+const STOP_WAIT_MS = 1_000;
+
 /** Notifications sent in one statement at most (each payload is at most 8,000 bytes). */
 const NOTIFY_BATCH = 500;
 
@@ -126,7 +129,14 @@ export class Notifications {
     this.heartbeat = setInterval(() => void this.checkAlive(client), this.timing.heartbeatIntervalMs).unref();
     if (reconnecting) {
       this.logger.info('notification connection restored');
-      for (const handler of this.reconnectHandlers) handler();
+      for (const handler of this.reconnectHandlers) {
+        // A failing handler must not fail the reconnect (which would start a second loop).
+        try {
+          handler();
+        } catch (error) {
+          this.logger.error({ err: error }, 'a reconnect handler failed');
+        }
+      }
     }
   }
 
@@ -169,6 +179,11 @@ export class Notifications {
     clearTimeout(this.reconnectTimer);
     const client = this.client;
     this.client = undefined;
-    await client?.end().catch(() => undefined);
+    if (!client) return;
+    // `end()` waits for the server to close its side, which a frozen server never does.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS)));
+    await Promise.race([client.end().catch(() => undefined), late]).finally(() => clearTimeout(timer));
+    dropConnection(client);
   }
 }

@@ -33,7 +33,7 @@ export function violatedConstraint(error: unknown): string | undefined {
 
 /**
  * SQLSTATEs that mean the database cannot serve now rather than that the request was wrong: class 08
- * (connection exceptions), 53300 (too many connections), 57P01–57P03 (shutting down, starting up),
+ * (connection exceptions; see isConnectionException), 53300 (too many connections), 57P01–57P03 (shutting down, starting up),
  * 57014 (a statement cancelled by statement_timeout), 55P03 (lock_timeout), 25P03 (a transaction ended
  * for idling).
  */
@@ -52,14 +52,20 @@ const UNAVAILABLE_MESSAGES = [
  * looking through the wrappers the ORM puts around driver errors.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
+  // An HTTP error about the request itself (a client that hung up mid-body is ECONNRESET with 400).
+  const statusCode = (error as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof statusCode === 'number' && statusCode < 500) return false;
   for (let current = error, depth = 0; current && typeof current === 'object' && depth < 4; depth++) {
     const { code, message } = current as { code?: unknown; message?: unknown };
-    if (typeof code === 'string' && (code.startsWith('08') || UNAVAILABLE_STATES.has(code) || UNAVAILABLE_NETWORK_CODES.has(code))) return true;
+    if (typeof code === 'string' && (isConnectionException(code) || UNAVAILABLE_STATES.has(code) || UNAVAILABLE_NETWORK_CODES.has(code))) return true;
     if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((known) => message.includes(known))) return true;
     current = (current as { cause?: unknown }).cause;
   }
   return false;
 }
+
+/** Class 08 but 08P01 (protocol_violation), which a request can cause (too many bind parameters). */
+const isConnectionException = (code: string) => code.startsWith('08') && code !== '08P01';
 
 /** Whether retrying the whole transaction may succeed (deadlock or serialization failure). */
 export function isTransientConflict(error: unknown): boolean {

@@ -65,6 +65,7 @@ export function createMailer(options: { smtpUrl: string | undefined; from: strin
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
       await Promise.race([queue.onIdle(), late]).finally(() => clearTimeout(timer));
+      if (queue.size > 0) log.warn({ unsent: queue.size }, 'e-mails still waiting at shutdown were not sent');
       queue.clear();
       transport.close();
     },

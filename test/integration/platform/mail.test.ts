@@ -7,7 +7,7 @@ import { createMailer, MAIL_QUEUE_LIMIT } from '../../../src/platform/mail/maile
 import { startTestApp } from '../../harness.js';
 
 /** An SMTP server that accepts connections and never says a word (not even its greeting). */
-async function startSilentSmtpServer(): Promise<{ url: string; connections: () => number; close(): Promise<void> }> {
+async function startSilentSmtpServer(): Promise<{ url: string; connections: () => number; hangUp(): void; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   let connections = 0;
   const server: Server = createServer((socket) => {
@@ -20,6 +20,10 @@ async function startSilentSmtpServer(): Promise<{ url: string; connections: () =
   return {
     url: `smtp://127.0.0.1:${(server.address() as AddressInfo).port}`,
     connections: () => connections,
+    /** Closes the connections it holds (the client's send then fails at once). */
+    hangUp() {
+      for (const socket of sockets) socket.destroy();
+    },
     async close() {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -37,17 +41,17 @@ describe('e-mail when the SMTP server does not answer', () => {
   });
 
   it('answers a sign-in request at once; the mail is tried after the answer', async () => {
-    // A short greeting timeout through the URL, so that the app's close does not wait 5 s for it.
-    const t = await startTestApp({ jobs: false, env: { SMTP_URL: `${smtp.url}?greetingTimeout=300` } });
+    const t = await startTestApp({ jobs: false, env: { SMTP_URL: smtp.url } });
     try {
       const started = Date.now();
       const response = await t.rest({ method: 'POST', url: '/api/auth/magic-link', payload: { email: 'slow-mail@example.com' }, remoteAddress: '10.60.0.1' });
       expect(response.statusCode).toBe(200);
-      // The SMTP exchange alone may take up to its timeouts (seconds); the answer does not wait for it.
-      expect(Date.now() - started).toBeLessThan(250);
+      // The SMTP exchange waits 5 s for a greeting that never comes; the answer does not wait for it.
+      expect(Date.now() - started).toBeLessThan(2000);
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(smtp.connections()).toBeGreaterThan(0);
     } finally {
+      smtp.hangUp();
       await t.close();
     }
   });
