@@ -126,6 +126,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const rateLimitPool = new pg.Pool({ ...connectionSettings(config.databaseTimeouts), connectionString: deps.databaseUrl, max: 5 });
   closeSilentConnections(rateLimitPool);
   rateLimitPool.on('error', (error) => logger.warn({ err: error }, 'rate-limit connection lost'));
+  const rateLimits = new RateLimits(rateLimitPool);
   const mailer = deps.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
   const jwtSecret = await resolveJwtSecret(config.jwtSecret, (sql, params) => orm.em.fork().execute(sql, params));
   const directory = createDirectoryModule({
@@ -133,7 +134,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock,
     jwt: new JwtIssuer(jwtSecret, SESSION_TTL_SECONDS, clock),
     mailer,
-    rateLimits: new RateLimits(rateLimitPool),
+    rateLimits,
     publicUrl: config.publicUrl,
     limits: { anonymousPerMinute: config.rateLimitAnonPerMin, signedInPerMinute: config.rateLimitAuthPerMin },
   });
@@ -150,7 +151,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   pricing.registerRoutes(app);
 
-  const tokenAnalytics = createTokenAnalyticsModule({ screenerUrl: config.screenerUrl, clock });
+  const tokenAnalytics = createTokenAnalyticsModule({ screenerUrl: config.screenerUrl, clock, rateLimits, readsPerMinute: config.rateLimitTokensPerMin });
   tokenAnalytics.registerRoutes(app);
 
   createStatusModule({
@@ -170,6 +171,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bookings: scheduling.bookings,
     proposals: scheduling.proposals,
     tokens: tokenAnalytics.tokens,
+    tokenReads: tokenAnalytics.budget,
     version: APP_VERSION,
   });
 

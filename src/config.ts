@@ -78,6 +78,7 @@ const envSchema = z.object({
   BOOKING_CAP: positiveInt().default(500),
   RATE_LIMIT_ANON_PER_MIN: positiveInt().default(60),
   RATE_LIMIT_AUTH_PER_MIN: positiveInt().default(600),
+  RATE_LIMIT_TOKENS_PER_MIN: positiveInt().default(120),
   WEBHOOK_RETRY_BASE_MS: positiveInt().default(1000),
   WEBHOOK_MAX_ATTEMPTS: positiveInt(100).default(10),
   WEBHOOK_ALLOW_PRIVATE: booleanFlag.default(false),
@@ -120,6 +121,8 @@ export interface Config {
   readonly bookingCap: number;
   readonly rateLimitAnonPerMin: number;
   readonly rateLimitAuthPerMin: number;
+  /** Token analytics and safety reads per client address (REST and MCP). */
+  readonly rateLimitTokensPerMin: number;
   readonly webhookRetryBaseMs: number;
   readonly webhookMaxAttempts: number;
   readonly webhookAllowPrivate: boolean;
@@ -182,6 +185,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bookingCap: e.BOOKING_CAP,
     rateLimitAnonPerMin: e.RATE_LIMIT_ANON_PER_MIN,
     rateLimitAuthPerMin: e.RATE_LIMIT_AUTH_PER_MIN,
+    rateLimitTokensPerMin: e.RATE_LIMIT_TOKENS_PER_MIN,
     webhookRetryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
     webhookMaxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,

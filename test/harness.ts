@@ -81,6 +81,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     WEBHOOK_ALLOW_PRIVATE: 'true',
     RATE_LIMIT_ANON_PER_MIN: '100000',
     RATE_LIMIT_AUTH_PER_MIN: '100000',
+    RATE_LIMIT_TOKENS_PER_MIN: '100000',
     // No adapter reaches the internet from a test; tests that want them pass their own.
     PRICE_PROVIDERS: '',
     ...options.env,

@@ -239,6 +239,7 @@ async function main(): Promise<void> {
       BOOKING_CAP: String(BOOKING_CAP),
       RATE_LIMIT_ANON_PER_MIN: '1000000',
       RATE_LIMIT_AUTH_PER_MIN: '1000000',
+      RATE_LIMIT_TOKENS_PER_MIN: '1000000',
       LOG_LEVEL: 'warn',
       GRAPHQL_EXPLORER: 'false',
     };

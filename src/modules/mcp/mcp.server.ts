@@ -6,7 +6,7 @@ import { toAppError } from '../../platform/errors.js';
 import type { Logger } from '../../platform/logger.js';
 import type { AgentService, BookingService, ProposalService } from '../scheduling/index.js';
 import { presentProposal, toBookingItem } from '../scheduling/index.js';
-import type { TokenAnalyticsService } from '../token-analytics/index.js';
+import type { TokenAnalyticsService, TokenReadBudget } from '../token-analytics/index.js';
 import { presentAnalytics, presentSafety } from '../token-analytics/index.js';
 
 export interface McpDeps {
@@ -15,6 +15,7 @@ export interface McpDeps {
   bookings: BookingService;
   proposals: ProposalService;
   tokens: TokenAnalyticsService;
+  tokenReads: TokenReadBudget;
   version: string;
 }
 
@@ -42,7 +43,7 @@ async function answer(work: () => Promise<unknown>, logger: Logger): Promise<Cal
  * One MCP server per request (stateless Streamable HTTP): the tools an agent needs, over the same
  * services as REST. Scheduling tools act as the agent whose token came with the HTTP request.
  */
-export function createMcpServer(deps: McpDeps, credential: PresentedCredential): McpServer {
+export function createMcpServer(deps: McpDeps, credential: PresentedCredential, address: string): McpServer {
   const server = new McpServer({ name: 'agent-gateway', version: deps.version });
   const asAgent = () => deps.agents.authenticate(credential);
 
@@ -53,7 +54,11 @@ export function createMcpServer(deps: McpDeps, credential: PresentedCredential):
       inputSchema: { mint: z.string().describe('base58 token mint, 32 to 44 characters') },
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
-    ({ mint }) => answer(async () => presentAnalytics(await deps.tokens.analytics(mint)), deps.logger),
+    ({ mint }) =>
+      answer(async () => {
+        await deps.tokenReads.spend(address);
+        return presentAnalytics(await deps.tokens.analytics(mint));
+      }, deps.logger),
   );
 
   server.registerTool(
@@ -63,7 +68,11 @@ export function createMcpServer(deps: McpDeps, credential: PresentedCredential):
       inputSchema: { mint: z.string().describe('base58 token mint, 32 to 44 characters') },
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
-    ({ mint }) => answer(async () => presentSafety(await deps.tokens.safety(mint)), deps.logger),
+    ({ mint }) =>
+      answer(async () => {
+        await deps.tokenReads.spend(address);
+        return presentSafety(await deps.tokens.safety(mint));
+      }, deps.logger),
   );
 
   server.registerTool(

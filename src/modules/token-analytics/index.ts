@@ -6,15 +6,19 @@
  * - stale: the screener is down and the answer is the last good one from the cache.
  */
 import type { FastifyInstance } from 'fastify';
+import type { RateLimits } from '../../platform/http/rate-limit.js';
+import { TokenReadBudget } from './token-read-budget.js';
 import type { Clock } from '../../platform/clock.js';
 import { ScreenerClient } from './screener.client.js';
 import { TokenAnalyticsService } from './token-analytics.service.js';
 import { registerTokenRoutes } from './token.routes.js';
 
 export { TokenAnalyticsService } from './token-analytics.service.js';
+export { TokenReadBudget } from './token-read-budget.js';
 export { presentAnalytics, presentSafety } from './token.routes.js';
 
-export function createTokenAnalyticsModule(deps: { screenerUrl: string; clock: Clock }) {
+export function createTokenAnalyticsModule(deps: { screenerUrl: string; clock: Clock; rateLimits: RateLimits; readsPerMinute: number }) {
   const tokens = new TokenAnalyticsService(new ScreenerClient(deps.screenerUrl), deps.clock);
-  return { tokens, registerRoutes: (app: FastifyInstance) => registerTokenRoutes(app, tokens) };
+  const budget = new TokenReadBudget(deps.rateLimits, deps.readsPerMinute);
+  return { tokens, budget, registerRoutes: (app: FastifyInstance) => registerTokenRoutes(app, tokens, budget) };
 }

@@ -1,6 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TokenAnalytics, TokenSafety } from './analytics.js';
 import type { Provenance, TokenAnalyticsService } from './token-analytics.service.js';
+import type { TokenReadBudget } from './token-read-budget.js';
 
 const provenance = (value: Provenance) => ({
   source: value.source,
@@ -48,21 +49,23 @@ export function presentSafety(value: TokenSafety & Provenance) {
 
 const mintParams = { type: 'object', required: ['mint'], properties: { mint: { type: 'string' } } } as const;
 const errors = {
+  429: { type: 'object', properties: { error: { type: 'string' }, message: { type: 'string' } } },
   400: { type: 'object', properties: { error: { type: 'string' }, message: { type: 'string' } } },
   404: { type: 'object', properties: { error: { type: 'string' }, message: { type: 'string' } } },
   503: { type: 'object', properties: { error: { type: 'string' }, message: { type: 'string' } } },
 };
 
-export function registerTokenRoutes(app: FastifyInstance, tokens: TokenAnalyticsService): void {
+export function registerTokenRoutes(app: FastifyInstance, tokens: TokenAnalyticsService, budget: TokenReadBudget): void {
   const config = { errorStyle: 'plain' as const };
+  const onRequest = async (request: FastifyRequest, reply: FastifyReply) => budget.spend(request.ip, reply);
   app.get<{ Params: { mint: string } }>(
     '/v1/tokens/:mint/analytics',
-    { schema: { summary: 'Price, liquidity, volume and trades of a token from its DEX pairs', tags: ['tokens'], params: mintParams, response: errors }, config },
+    { schema: { summary: 'Price, liquidity, volume and trades of a token from its DEX pairs', tags: ['tokens'], params: mintParams, response: errors }, config, onRequest },
     async (request) => presentAnalytics(await tokens.analytics(request.params.mint)),
   );
   app.get<{ Params: { mint: string } }>(
     '/v1/tokens/:mint/safety',
-    { schema: { summary: 'A 0–100 safety score with named, weighted checks', tags: ['tokens'], params: mintParams, response: errors }, config },
+    { schema: { summary: 'A 0–100 safety score with named, weighted checks', tags: ['tokens'], params: mintParams, response: errors }, config, onRequest },
     async (request) => presentSafety(await tokens.safety(request.params.mint)),
   );
 }
