@@ -80,7 +80,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: 1024 * 1024,
     // A client slower than this to send its request (headers and body) is cut off.
     requestTimeout: 30_000,
-    trustProxy: trust,
+    // Without TRUST_PROXY, Fastify's own default: the socket's peer, no header parsed per request.
+    trustProxy: config.trustProxy === false ? false : trust,
     routerOptions: { ignoreTrailingSlash: true },
   });
   app.setValidatorCompiler(compileValidator);

@@ -16,6 +16,8 @@ export interface DirectoryLimits {
 export class DirectoryBudget {
   private readonly anonymous: RateLimitPolicy;
   private readonly signedIn: RateLimitPolicy;
+  /** The caller of a request, read once however many directory fields (aliases) it resolves. */
+  private readonly subjects = new WeakMap<PresentedCredential, Promise<string | undefined>>();
 
   constructor(
     private readonly rateLimits: RateLimits,
@@ -28,7 +30,14 @@ export class DirectoryBudget {
 
   /** Spends one unit, or fails with 429 `rate_limited`; `reply` (REST) also gets the RateLimit-* headers. */
   async spend(credential: PresentedCredential, address: string, reply?: FastifyReply): Promise<void> {
-    const subject = await this.accounts.sessionSubject(credential);
-    await (subject ? this.rateLimits.consume(this.signedIn, subject, reply) : this.rateLimits.consumeByAddress(this.anonymous, address, reply));
+    const subject = await this.subjectOf(credential);
+    if (subject) await this.rateLimits.consume(this.signedIn, subject, reply);
+    else await this.rateLimits.consumeByAddress(this.anonymous, address, reply);
+  }
+
+  private subjectOf(credential: PresentedCredential): Promise<string | undefined> {
+    let subject = this.subjects.get(credential);
+    if (!subject) this.subjects.set(credential, (subject = this.accounts.sessionSubject(credential)));
+    return subject;
   }
 }

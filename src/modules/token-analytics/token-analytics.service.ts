@@ -11,7 +11,7 @@ const MAX_TOKENS = 1000;
 /** A mint the screener knows no pairs for is not asked about again for this long. */
 const UNKNOWN_FRESH_MS = 60_000;
 /** Mints remembered as unknown at most (the oldest is dropped first). */
-const MAX_UNKNOWN = 10_000;
+export const MAX_UNKNOWN_MINTS = 10_000;
 
 export interface Provenance {
   source: string;
@@ -42,6 +42,7 @@ export class TokenAnalyticsService {
   constructor(
     private readonly screener: ScreenerClient,
     private readonly clock: Clock,
+    private readonly maxUnknownMints = MAX_UNKNOWN_MINTS,
   ) {}
 
   async analytics(mint: string): Promise<TokenAnalytics & Provenance> {
@@ -94,7 +95,7 @@ export class TokenAnalyticsService {
     if (relevant.length === 0) {
       this.unknown.delete(mint);
       this.unknown.set(mint, now);
-      if (this.unknown.size > MAX_UNKNOWN) this.unknown.delete(this.unknown.keys().next().value!);
+      if (this.unknown.size > this.maxUnknownMints) this.unknown.delete(this.unknown.keys().next().value!);
       throw this.noPairs(mint);
     }
     this.unknown.delete(mint);
