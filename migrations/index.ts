@@ -10,6 +10,7 @@ import { Migration20261123010000_webhook_limit } from './Migration20261123010000
 import { Migration20261123020000_webhook_claim_plan } from './Migration20261123020000_webhook_claim_plan.js';
 import { Migration20261123030000_webhook_claim_recheck } from './Migration20261123030000_webhook_claim_recheck.js';
 import { Migration20261123050000_webhook_claim_index_order } from './Migration20261123050000_webhook_claim_index_order.js';
+import { Migration20261123060000_webhook_fanout } from './Migration20261123060000_webhook_fanout.js';
 
 /**
  * Every migration, oldest first. Migrations are forward-only SQL read by a human before merge; the
@@ -28,4 +29,5 @@ export const migrations = [
   { name: 'Migration20261123020000_webhook_claim_plan', class: Migration20261123020000_webhook_claim_plan },
   { name: 'Migration20261123030000_webhook_claim_recheck', class: Migration20261123030000_webhook_claim_recheck },
   { name: 'Migration20261123050000_webhook_claim_index_order', class: Migration20261123050000_webhook_claim_index_order },
+  { name: 'Migration20261123060000_webhook_fanout', class: Migration20261123060000_webhook_fanout },
 ];

@@ -228,6 +228,8 @@ async function main(): Promise<void> {
   const clients: Client[] = [];
   const gateways: Gateway[] = [];
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  // An idle connection the server drops (a restart, an operator) must not end the run: pg emits it on the pool.
+  db.on('error', (error) => note(`soak database pool: ${error.message}`));
   try {
     const env = {
       DATABASE_URL: databaseUrl,

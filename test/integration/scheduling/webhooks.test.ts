@@ -3,6 +3,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { MAX_WEBHOOKS_PER_AGENT } from '../../../src/modules/scheduling/entities/webhook.entity.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
 import { createBooking } from '../../factories/bookings.js';
+import { TestClock } from '../../factories/clock.js';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '../../factories/webhook-receiver.js';
 import { RedeliverWebhookDocument, RegisterWebhookDocument, WebhookDeliveriesDocument, WebhooksDocument } from '../../generated/graphql.js';
 import { bearer, startTestApp, type TestApp } from '../../harness.js';
@@ -243,6 +244,7 @@ describe('webhooks', () => {
       const hook = await receiver();
       await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(owner.token), payload: { url: hook.url } });
       await createBooking(quiet, owner, '2032-07-01T09:00:00Z', '2032-07-01T10:00:00Z');
+      await quiet.query('select fan_out_webhook_events(10)'); // what a dispatcher pass does first
       const [delivery] = await quiet.query<{ id: string; webhook_id: string }>('select id, webhook_id from webhook_deliveries');
       const outcome = (deliveryId: string, webhookId: string) => ({
         delivery_id: deliveryId,
@@ -279,6 +281,7 @@ describe('webhooks', () => {
       const hook = await receiver();
       await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(owner.token), payload: { url: hook.url } });
       for (const day of ['01', '02', '03', '04']) await createBooking(quiet, owner, `2032-08-${day}T09:00:00Z`, `2032-08-${day}T10:00:00Z`);
+      await quiet.query('select fan_out_webhook_events(10)');
       const pending = await quiet.query<{ id: string; webhook_id: string }>('select id, webhook_id from webhook_deliveries order by created_at, id');
       expect(pending).toHaveLength(4);
       const outcome = (delivery: { id: string; webhook_id: string }, status: 'delivered' | 'failed', finishedSecond: number) => ({
@@ -406,5 +409,80 @@ describe('the outbox', () => {
       await writer.close();
       await hook.close();
     }
+  });
+});
+
+describe('deliveries created just in time', () => {
+  let quiet: TestApp;
+  let root: AgentWithToken;
+  const clock = new TestClock(new Date('2031-03-01T12:00:00Z'));
+
+  beforeAll(async () => {
+    quiet = await startTestApp({ jobs: false, clock }); // no dispatcher: each test runs its passes itself
+    root = await bootstrapAgent(quiet);
+  });
+  afterAll(() => quiet.close());
+
+  const count = async (sql: string, params: unknown[] = []) => (await quiet.query<{ n: number }>(sql, params))[0]!.n;
+  const claim = (limit: number) =>
+    quiet.query(`select * from claim_webhook_deliveries($1, $2, $3, null, '{}'::uuid[], '{}'::uuid[], 4)`, [clock.now(), new Date(clock.now().getTime() + 60_000), limit]);
+
+  it('queues an event once for the dispatcher only when its agent has a matching endpoint', async () => {
+    const [withHooks, cancelOnly, without] = [await createAgent(quiet, root), await createAgent(quiet, root), await createAgent(quiet, root)];
+    for (const url of ['http://127.0.0.1:9/a', 'http://127.0.0.1:9/b']) {
+      await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(withHooks.token), payload: { url } });
+    }
+    await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(cancelOnly.token), payload: { url: 'http://127.0.0.1:9/c', events: ['booking.cancelled'] } });
+    const booked = await Promise.all([withHooks, cancelOnly, without].map((agent) => createBooking(quiet, agent, '2031-04-01T09:00:00Z', '2031-04-01T10:00:00Z')));
+    const queued = await quiet.query<{ agent_id: string }>('select e.agent_id from webhook_fanout f join booking_events e on e.id = f.event_id');
+    expect(queued.map((row) => row.agent_id)).toEqual([withHooks.id]);
+    expect(await count('select count(*)::int as n from webhook_deliveries')).toBe(0);
+
+    expect(await count('select fan_out_webhook_events(10) as n')).toBe(2);
+    const created = await quiet.query<{ event_id: string; booking_id: string }>(
+      'select d.event_id::text, e.booking_id from webhook_deliveries d join booking_events e on e.id = d.event_id',
+    );
+    expect(created.map((row) => row.booking_id)).toEqual([booked[0]!.id, booked[0]!.id]);
+    expect(await count('select count(*)::int as n from webhook_fanout')).toBe(0);
+    expect(await count('select fan_out_webhook_events(10) as n')).toBe(0); // nothing is fanned out twice
+  });
+
+  it('sends an event to the endpoints registered and enabled when it happened', async () => {
+    const owner = await createAgent(quiet, root);
+    const early = (await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(owner.token), payload: { url: 'http://127.0.0.1:9/early' } })).json();
+    const disabledLater = (await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(owner.token), payload: { url: 'http://127.0.0.1:9/later' } })).json();
+    clock.set('2031-03-01T12:01:00Z');
+    await createBooking(quiet, owner, '2031-05-01T09:00:00Z', '2031-05-01T10:00:00Z');
+    // After the event, before the dispatcher's pass: one endpoint is registered, one disabled.
+    clock.set('2031-03-01T12:02:00Z');
+    await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(owner.token), payload: { url: 'http://127.0.0.1:9/new' } });
+    await quiet.query('update webhooks set disabled_at = $2 where id = $1', [disabledLater.id, clock.now()]);
+
+    await quiet.query('select fan_out_webhook_events(10)');
+    const targets = await quiet.query<{ webhook_id: string }>(
+      'select d.webhook_id from webhook_deliveries d join webhooks w on w.id = d.webhook_id where w.agent_id = $1 order by w.url',
+      [owner.id],
+    );
+    expect(targets.map((row) => row.webhook_id)).toEqual([early.id, disabledLater.id]);
+  });
+
+  it('creates deliveries about as fast as they are claimed: a backlog waits as one queued row per event', async () => {
+    const agent = await createAgent(quiet, root);
+    for (const n of [1, 2, 3]) await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(agent.token), payload: { url: `http://127.0.0.1:9/${n}` } });
+    await quiet.query('delete from webhook_deliveries');
+    for (let day = 1; day <= 20; day++) {
+      const start = new Date(Date.UTC(2031, 6, day, 9));
+      await createBooking(quiet, agent, start.toISOString(), new Date(start.getTime() + 3_600_000).toISOString());
+    }
+    expect(await count('select count(*)::int as n from webhook_fanout')).toBe(20);
+
+    // A claim of 2 tops up while fewer than 8 deliveries are due: 2 events (6 deliveries), then 2 more, then none.
+    expect(await claim(2)).toHaveLength(2);
+    expect(await count('select count(*)::int as n from webhook_deliveries')).toBe(6);
+    expect(await claim(2)).toHaveLength(2);
+    expect(await count('select count(*)::int as n from webhook_deliveries')).toBe(12);
+    expect(await claim(2)).toHaveLength(2);
+    expect(await count('select count(*)::int as n from webhook_deliveries')).toBe(12);
+    expect(await count('select count(*)::int as n from webhook_fanout')).toBe(16);
   });
 });
