@@ -4,6 +4,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
+import { SECURITY } from '../../platform/http/openapi.js';
 import type { Clock } from '../../platform/clock.js';
 import type { RequestMetrics } from '../../platform/http/request-metrics.js';
 import type { Logger } from '../../platform/logger.js';
@@ -30,6 +31,6 @@ export function createStatusModule(deps: {
   return {
     status,
     registerRoutes: (app: FastifyInstance) =>
-      app.get('/api/status', { schema: { summary: 'Health, prices and usage of the gateway', tags: ['status'] } }, async () => status.report()),
+      app.get('/api/status', { schema: { operationId: 'getStatus', summary: 'Health, prices and usage of the gateway', tags: ['status'], security: SECURITY.public } }, async () => status.report()),
   };
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { SECURITY } from './openapi.js';
 
 const statusBody = {
   type: 'object',
@@ -14,9 +15,17 @@ export const READINESS_TIMEOUT_MS = 1_000;
  * READINESS_TIMEOUT_MS). Readiness turns back to 200 by itself when the database does.
  */
 export function registerHealthRoutes(app: FastifyInstance, pingDatabase: () => Promise<void>): void {
-  app.get('/healthz', { schema: { tags: ['health'], response: { 200: statusBody } } }, async () => ({ status: 'ok' }));
+  const liveness = { operationId: 'checkLiveness', summary: 'Liveness: the process answers', tags: ['health'], security: SECURITY.public, response: { 200: statusBody } };
+  app.get('/healthz', { schema: liveness }, async () => ({ status: 'ok' }));
 
-  app.get('/readyz', { schema: { tags: ['health'], response: { 200: statusBody, 503: statusBody } } }, async (request, reply) => {
+  const readiness = {
+    operationId: 'checkReadiness',
+    summary: 'Readiness: the database answers in time (503 while it does not)',
+    tags: ['health'],
+    security: SECURITY.public,
+    response: { 200: statusBody, 503: statusBody },
+  };
+  app.get('/readyz', { schema: readiness }, async (request, reply) => {
     const started = performance.now();
     try {
       let timer: NodeJS.Timeout | undefined;

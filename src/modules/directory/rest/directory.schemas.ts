@@ -1,3 +1,4 @@
+import { SECURITY } from '../../../platform/http/openapi.js';
 import { AUTH_METHODS, PRICING_MODELS } from '../entities/tool.entity.js';
 import { TOOL_LIMITS, TOOL_SORTS } from '../tool.service.js';
 
@@ -48,11 +49,12 @@ const agentHeader = {
 } as const;
 
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1 } } } as const;
-const bearer = [{ bearer: [] }];
 
 export const listToolsRoute = {
+  operationId: 'listTools',
   summary: 'The catalogue of approved tools',
   tags: ['directory'],
+  security: SECURITY.directoryUserOrNone,
   querystring: {
     type: 'object',
     properties: {
@@ -79,16 +81,19 @@ export const listToolsRoute = {
 } as const;
 
 export const getToolRoute = {
+  operationId: 'getTool',
   summary: 'One tool with all its metadata',
   tags: ['directory'],
+  security: SECURITY.directoryUserOrNone,
   params: idParams,
   response: { 200: { type: 'object', required: ['success', 'tool'], properties: { success: { type: 'boolean' }, tool: fullTool } }, ...errors(404) },
 } as const;
 
 export const submitToolRoute = {
+  operationId: 'submitTool',
   summary: 'Submit a tool (approved at once); X-Agent-Id marks an agent submission',
   tags: ['directory'],
-  security: bearer,
+  security: SECURITY.directoryUser,
   headers: agentHeader,
   body: {
     type: 'object',
@@ -108,9 +113,10 @@ export const submitToolRoute = {
 } as const;
 
 export const voteRoute = {
+  operationId: 'toggleToolVote',
   summary: 'Toggle the caller’s vote; X-Agent-Id marks an agent vote',
   tags: ['directory'],
-  security: bearer,
+  security: SECURITY.directoryUser,
   headers: agentHeader,
   params: idParams,
   response: {
@@ -124,8 +130,10 @@ export const voteRoute = {
 } as const;
 
 export const categoriesRoute = {
+  operationId: 'listCategories',
   summary: 'Every category with its tool count',
   tags: ['directory'],
+  security: SECURITY.directoryUserOrNone,
   response: {
     200: {
       type: 'object',
@@ -147,8 +155,10 @@ export const categoriesRoute = {
 } as const;
 
 export const leaderboardRoute = {
+  operationId: 'getLeaderboard',
   summary: 'Agent-submitted and human-submitted tools, each ranked by votes',
   tags: ['directory'],
+  security: SECURITY.directoryUserOrNone,
   querystring: {
     type: 'object',
     properties: { limit: { type: 'integer', minimum: 1, maximum: TOOL_LIMITS.leaderboardMax, default: TOOL_LIMITS.leaderboardDefault } },
@@ -164,8 +174,10 @@ export const leaderboardRoute = {
 } as const;
 
 export const statsRoute = {
+  operationId: 'getDirectoryStats',
   summary: 'Platform-wide counts',
   tags: ['directory'],
+  security: SECURITY.directoryUserOrNone,
   response: {
     200: {
       type: 'object',
@@ -184,15 +196,19 @@ export const statsRoute = {
 } as const;
 
 export const magicLinkRoute = {
+  operationId: 'requestMagicLink',
   summary: 'E-mail a one-time sign-in link (same answer for every address)',
   tags: ['accounts'],
+  security: SECURITY.public,
   body: { type: 'object', required: ['email'], properties: { email: { type: 'string', minLength: 3, maxLength: 254 } } },
   response: { 200: { type: 'object', required: ['success', 'message'], properties: { success: { type: 'boolean' }, message: { type: 'string' } } }, ...errors(400) },
 } as const;
 
 export const verifyRoute = {
+  operationId: 'verifyMagicLink',
   summary: 'Redeem a sign-in link for a 7-day JWT',
   tags: ['accounts'],
+  security: SECURITY.public,
   body: { type: 'object', required: ['token'], properties: { token: { type: 'string', minLength: 1, maxLength: 200 } } },
   response: {
     200: {

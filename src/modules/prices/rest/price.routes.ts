@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import fastifyCors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../../platform/errors.js';
+import { SECURITY } from '../../../platform/http/openapi.js';
 import { GPU_SLUGS, PROVIDERS, REFRESH_INTERVAL_MINUTES } from '../catalog.js';
 import type { PriceService, PriceView } from '../price.service.js';
 
@@ -21,6 +22,7 @@ const priceRow = {
 } as const;
 
 const errorBody = { type: 'object', required: ['error'], properties: { error: { type: 'string' }, message: { type: 'string' } } } as const;
+const validationErrorBody = { type: 'object', required: ['errors'], properties: { errors: { type: 'object', additionalProperties: { type: 'string' } } } } as const;
 
 /** Seed 002 Price row. */
 export function presentPrice(row: PriceView) {
@@ -56,8 +58,10 @@ export function registerPriceRoutes(app: FastifyInstance, prices: PriceService, 
       '/api/v1/prices',
       {
         schema: {
+          operationId: 'listGpuPrices',
           summary: 'Current spot and on-demand prices of every GPU and provider',
           tags: ['prices'],
+          security: SECURITY.public,
           response: {
             200: {
               type: 'object',
@@ -81,8 +85,10 @@ export function registerPriceRoutes(app: FastifyInstance, prices: PriceService, 
       '/api/v1/prices/:gpu_slug',
       {
         schema: {
+          operationId: 'getGpuPrices',
           summary: 'Current prices of one GPU',
           tags: ['prices'],
+          security: SECURITY.public,
           params: { type: 'object', required: ['gpu_slug'], properties: { gpu_slug: { type: 'string' } } },
           response: {
             200: {
@@ -114,9 +120,10 @@ export function registerPriceRoutes(app: FastifyInstance, prices: PriceService, 
       '/api/v1/prices/snapshots',
       {
         schema: {
+          operationId: 'addPriceSnapshot',
           summary: 'Add a price snapshot (Authorization: Bearer $ADMIN_TOKEN)',
           tags: ['prices'],
-          security: [{ bearer: [] }],
+          security: SECURITY.admin,
           body: {
             type: 'object',
             additionalProperties: false,
@@ -147,6 +154,8 @@ export function registerPriceRoutes(app: FastifyInstance, prices: PriceService, 
               required: ['id', 'taken_at', 'rows'],
               properties: { id: { type: 'string' }, taken_at: { type: 'string', format: 'date-time' }, rows: { type: 'integer' } },
             },
+            // A body that fails its schema or names an unknown slug or provider is the field map.
+            400: { anyOf: [validationErrorBody, errorBody] },
             401: errorBody,
             404: errorBody,
           },

@@ -1,3 +1,4 @@
+import { SECURITY } from '../../../platform/http/openapi.js';
 import { AGENT_LIMITS } from '../agent.service.js';
 import { errorResponses } from './common.schemas.js';
 
@@ -39,8 +40,10 @@ export const agentResponse = {
 } as const;
 
 export const createAgentRoute = {
+  operationId: 'createAgent',
   summary: 'Create an agent (bootstrap the first one, or a child of the caller)',
   tags: ['scheduling'],
+  security: SECURITY.agentOrNone,
   body: agentCreateBody,
   headers: {
     type: 'object',

@@ -1,3 +1,4 @@
+import { SECURITY } from '../../../platform/http/openapi.js';
 import { BOOKING_LIMITS } from '../booking.service.js';
 import { errorResponses } from './common.schemas.js';
 
@@ -41,21 +42,21 @@ const idempotencyHeader = {
   properties: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: 255 } },
 } as const;
 
-const security = [{ bearer: [] }, { apiKey: [] }];
-
 export const createBookingRoute = {
+  operationId: 'createBooking',
   summary: 'Create a booking on the caller’s calendar',
   tags: ['scheduling'],
-  security,
+  security: SECURITY.agent,
   headers: idempotencyHeader,
   body: bookingCreateBody,
   response: { 201: bookingItem, ...errorResponses(400, 401, 403, 409, 429) },
 } as const;
 
 export const listBookingsRoute = {
+  operationId: 'listBookings',
   summary: 'List the caller’s bookings, optionally those intersecting [from, to)',
   tags: ['scheduling'],
-  security,
+  security: SECURITY.agent,
   querystring: {
     type: 'object',
     properties: { limit: limit(BOOKING_LIMITS.listDefault), from: dateTime, to: dateTime },
@@ -67,17 +68,19 @@ export const listBookingsRoute = {
 } as const;
 
 export const cancelBookingRoute = {
+  operationId: 'cancelBooking',
   summary: 'Soft-cancel a booking (idempotent)',
   tags: ['scheduling'],
-  security,
+  security: SECURITY.agent,
   params: idParams,
   response: { 204: { type: 'null', description: 'Cancelled' }, ...errorResponses(401, 403, 404) },
 } as const;
 
 export const occurrencesRoute = {
+  operationId: 'listOccurrences',
   summary: 'The next concrete slots of a booking, from now',
   tags: ['scheduling'],
-  security,
+  security: SECURITY.agent,
   params: idParams,
   querystring: { type: 'object', properties: { limit: limit(BOOKING_LIMITS.listDefault) } },
   response: {

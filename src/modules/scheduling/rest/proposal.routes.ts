@@ -52,7 +52,7 @@ export function registerProposalRoutes(app: FastifyInstance, agents: AgentServic
   for (const decision of Object.keys(DECISIONS) as (keyof typeof DECISIONS)[]) {
     app.patch<{ Params: { id: string } }>(
       `/api/proposals/:id/${decision}`,
-      { schema: decideProposalRoute(DECISIONS[decision]) },
+      { schema: decideProposalRoute(`${decision}Proposal`, DECISIONS[decision]) },
       async (request) => {
         const actor = await agents.authenticate(request.credential);
         return presentProposal(await proposals[decision](actor, request.params.id));

@@ -1,9 +1,9 @@
+import { SECURITY } from '../../../platform/http/openapi.js';
 import { PROPOSAL_STATUSES } from '../entities/proposal.entity.js';
 import { PROPOSAL_LIMITS } from '../proposal.service.js';
 import { errorResponses } from './common.schemas.js';
 
 const dateTime = { type: 'string', format: 'date-time' } as const;
-const security = [{ bearer: [] }, { apiKey: [] }];
 
 /** Seed 000 `ProposalCreate`: no other properties allowed. */
 export const proposalCreateBody = {
@@ -34,27 +34,30 @@ export const proposalItem = {
 } as const;
 
 export const createProposalRoute = {
+  operationId: 'createProposal',
   summary: 'Ask another agent to transfer a slot',
   tags: ['scheduling'],
-  security,
+  security: SECURITY.agent,
   headers: { type: 'object', properties: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: 255 } } },
   body: proposalCreateBody,
   response: { 201: proposalItem, ...errorResponses(400, 401, 409) },
 } as const;
 
-export const decideProposalRoute = (summary: string) =>
+export const decideProposalRoute = (operationId: string, summary: string) =>
   ({
+    operationId,
     summary,
     tags: ['scheduling'],
-    security,
+    security: SECURITY.agent,
     params: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1 } } },
     response: { 200: proposalItem, ...errorResponses(401, 403, 404, 409) },
   }) as const;
 
 export const listProposalsRoute = {
+  operationId: 'listProposals',
   summary: 'The caller’s proposals, incoming (caller is the target) and/or outgoing',
   tags: ['scheduling'],
-  security,
+  security: SECURITY.agent,
   querystring: {
     type: 'object',
     properties: {

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import { SECURITY } from '../../../platform/http/openapi.js';
 import type { AgentService } from '../agent.service.js';
 import { BOOKING_EVENT_TYPES } from '../entities/booking-event.entity.js';
 import { MAX_WEBHOOKS_PER_AGENT } from '../entities/webhook.entity.js';
 import type { WebhookService, WebhookView } from '../webhook.service.js';
 import { errorResponses } from './common.schemas.js';
 
-const security = [{ bearer: [] }, { apiKey: [] }];
 const webhookItem = {
   type: 'object',
   additionalProperties: false,
@@ -36,9 +36,10 @@ export function registerWebhookRoutes(app: FastifyInstance, agents: AgentService
     '/api/webhooks',
     {
       schema: {
+        operationId: 'registerWebhook',
         summary: `Register a webhook for the caller’s booking events (the secret is shown once); at most ${MAX_WEBHOOKS_PER_AGENT} per agent (409 limit_exceeded)`,
         tags: ['webhooks'],
-        security,
+        security: SECURITY.agent,
         body: {
           type: 'object',
           additionalProperties: false,
@@ -61,9 +62,10 @@ export function registerWebhookRoutes(app: FastifyInstance, agents: AgentService
     '/api/webhooks',
     {
       schema: {
+        operationId: 'listWebhooks',
         summary: 'The caller’s webhooks',
         tags: ['webhooks'],
-        security,
+        security: SECURITY.agent,
         response: { 200: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: webhookItem } } }, ...errorResponses(401) },
       },
     },
@@ -77,9 +79,10 @@ export function registerWebhookRoutes(app: FastifyInstance, agents: AgentService
     '/api/webhooks/:id',
     {
       schema: {
+        operationId: 'deleteWebhook',
         summary: 'Delete a webhook',
         tags: ['webhooks'],
-        security,
+        security: SECURITY.agent,
         params: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1 } } },
         response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses(401, 403, 404) },
       },
