@@ -14,6 +14,7 @@ import { addressKey } from '../http/client-address.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger.js';
 import { formatGraphQLError } from './errors.js';
+import { requestErrorStatusPlugin } from './request-error-status.js';
 import { ConnectionCounter, GRAPHQL_LIMITS } from './limits.js';
 import { subscribeSharingExecution } from './shared-execution.js';
 import { sharedPayloadReplacer, withSharedPayload } from './shared-payloads.js';
@@ -125,11 +126,23 @@ export async function registerGraphQL<Context extends PlatformContext>(
     // generate their types from introspection.
     introspection: true,
     allowBatchedHttpRequests: false,
+    // Apollo's CSRF guard refuses a GET without a preflight header. It protects ambient credentials
+    // (cookies, HTTP authentication the browser repeats), and there are none here: a credential is
+    // only ever a Bearer token or X-API-Key header, which a cross-site page cannot add without a
+    // preflight. Mutations still need a POST with a JSON body (a GET mutation is a 405, and a form or
+    // text/plain POST never reaches execution), so a cross-site page can do only what an anonymous
+    // client can do on its own. README: "GraphQL over HTTP".
+    csrfPrevention: false,
     parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
     validationRules: armor.validationRules,
     formatError: (formatted, error) => formatGraphQLError(formatted, error, log),
     // No cache hints are set anywhere: the cache-control plugin would only walk every field for nothing.
-    plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()],
+    plugins: [
+      fastifyApolloDrainPlugin(app),
+      ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginCacheControlDisabled(),
+      requestErrorStatusPlugin<Context>(),
+    ],
   });
   await apollo.start();
 
