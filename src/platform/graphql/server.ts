@@ -14,6 +14,8 @@ import { addressKey } from '../http/client-address.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger.js';
 import { formatGraphQLError } from './errors.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { OperationMetrics } from './operation-metrics.js';
 import { requestErrorStatusPlugin } from './request-error-status.js';
 import { ConnectionCounter, GRAPHQL_LIMITS } from './limits.js';
 import { subscribeSharingExecution } from './shared-execution.js';
@@ -43,6 +45,8 @@ export interface GraphQLServerOptions<Context extends PlatformContext> {
   logger: Logger;
   /** The client's address of a WebSocket upgrade (behind trusted proxies, the forwarded one). */
   clientAddress: (request: IncomingMessage) => string;
+  /** Where operation latencies and open subscriptions are reported. */
+  metrics: Metrics;
   path?: string;
 }
 
@@ -142,6 +146,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
       requestErrorStatusPlugin<Context>(),
+      new OperationMetrics(options.metrics).plugin<Context>(),
     ],
   });
   await apollo.start();
@@ -169,6 +174,13 @@ export async function registerGraphQL<Context extends PlatformContext>(
   const sockets = new WebSocketServer({ noServer: true, maxPayload: GRAPHQL_LIMITS.maxMessageBytes });
   const socketsPerCredential = new ConnectionCounter(GRAPHQL_LIMITS.maxSocketsPerCredential);
   let connectionCounter = 0;
+  const openSocketSubscriptions = new Set<Record<string, unknown>>();
+  options.metrics.gauge('gateway_graphql_subscriptions_open', 'Operations open over graphql-ws: subscriptions, and queries still running', [], (set) => {
+    let open = 0;
+    for (const subscriptions of openSocketSubscriptions) open += Object.keys(subscriptions).length;
+    set(open);
+  });
+  options.metrics.gauge('gateway_graphql_ws_connections_open', 'graphql-ws connections past their connection_init', [], (set) => set(openSocketSubscriptions.size));
   const wsServer = useServer<Record<string, unknown> | undefined, { connectionId: string; credentialKey?: string | undefined }>(
     {
       schema: options.schema,
@@ -176,6 +188,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
       connectionInitWaitTimeout: GRAPHQL_LIMITS.connectionInitWaitMs,
       onConnect: (ctx) => {
         ctx.extra.connectionId = `ws-${++connectionCounter}`;
+        openSocketSubscriptions.add(ctx.subscriptions);
         const credential = connectionCredential(ctx.connectionParams ?? {});
         if (credential.kind !== 'token') return true;
         if (!socketsPerCredential.acquire(credential.token)) {
@@ -186,6 +199,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
         return true;
       },
       onClose: (ctx) => {
+        openSocketSubscriptions.delete(ctx.subscriptions);
         if (ctx.extra.credentialKey !== undefined) socketsPerCredential.release(ctx.extra.credentialKey);
         ctx.extra.credentialKey = undefined;
       },
