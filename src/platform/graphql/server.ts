@@ -174,13 +174,14 @@ export async function registerGraphQL<Context extends PlatformContext>(
   const sockets = new WebSocketServer({ noServer: true, maxPayload: GRAPHQL_LIMITS.maxMessageBytes });
   const socketsPerCredential = new ConnectionCounter(GRAPHQL_LIMITS.maxSocketsPerCredential);
   let connectionCounter = 0;
-  const openSocketSubscriptions = new Set<Record<string, unknown>>();
+  // The connection contexts, not their `subscriptions`: graphql-ws swaps that object when a socket closes.
+  const openConnections = new Set<{ readonly subscriptions: Readonly<Record<string, unknown>> }>();
   options.metrics.gauge('gateway_graphql_subscriptions_open', 'Operations open over graphql-ws: subscriptions, and queries still running', [], (set) => {
     let open = 0;
-    for (const subscriptions of openSocketSubscriptions) open += Object.keys(subscriptions).length;
+    for (const connection of openConnections) open += Object.keys(connection.subscriptions).length;
     set(open);
   });
-  options.metrics.gauge('gateway_graphql_ws_connections_open', 'graphql-ws connections past their connection_init', [], (set) => set(openSocketSubscriptions.size));
+  options.metrics.gauge('gateway_graphql_ws_connections_open', 'graphql-ws connections past their connection_init', [], (set) => set(openConnections.size));
   const wsServer = useServer<Record<string, unknown> | undefined, { connectionId: string; credentialKey?: string | undefined }>(
     {
       schema: options.schema,
@@ -188,7 +189,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
       connectionInitWaitTimeout: GRAPHQL_LIMITS.connectionInitWaitMs,
       onConnect: (ctx) => {
         ctx.extra.connectionId = `ws-${++connectionCounter}`;
-        openSocketSubscriptions.add(ctx.subscriptions);
+        openConnections.add(ctx);
         const credential = connectionCredential(ctx.connectionParams ?? {});
         if (credential.kind !== 'token') return true;
         if (!socketsPerCredential.acquire(credential.token)) {
@@ -199,7 +200,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
         return true;
       },
       onClose: (ctx) => {
-        openSocketSubscriptions.delete(ctx.subscriptions);
+        openConnections.delete(ctx);
         if (ctx.extra.credentialKey !== undefined) socketsPerCredential.release(ctx.extra.credentialKey);
         ctx.extra.credentialKey = undefined;
       },

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { AddressInfo } from 'node:net';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import { bootstrapAgent, type AgentWithToken } from '../../factories/agents.js';
 import { createBooking, hourSlot } from '../../factories/bookings.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../../factories/webhook-receiver.js';
+import { eventually, startWebhookReceiver, type WebhookReceiver } from '../../factories/webhook-receiver.js';
 import { bearer, startTestApp, type TestApp } from '../../harness.js';
 
 const METRICS_TOKEN = 'metrics-token-for-tests-0123456789';
@@ -19,7 +22,7 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   return 0;
 }
 
-/** The sum of every series of a sample name that carries `labels`. */
+/** The sum of every series of a sample name. */
 function total(text: string, name: string): number {
   return text
     .split('\n')
@@ -128,6 +131,50 @@ describe('GET /metrics', () => {
     expect(text).toMatch(/^gateway_booking_event_subscriber_lag 0$/m);
     // The bundled reference snapshot is the feed of a fresh install: 2025-06-01.
     expect(sample(text, 'gateway_gpu_price_feed_updated_timestamp_seconds')).toBeGreaterThan(Date.parse('2025-01-01') / 1000);
+  });
+});
+
+describe('GET /metrics with live subscribers', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { METRICS_TOKEN }, jobs: false });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(() => t.close());
+
+  it('counts open subscriptions and shows the events delivered to them catching up with the log', async () => {
+    const scrape = async () => (await t.rest({ method: 'GET', url: '/metrics', headers: bearer(METRICS_TOKEN) })).body;
+    const agent = await bootstrapAgent(t);
+    const client = createClient({
+      url: `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${agent.token}` },
+      retryAttempts: 0,
+    });
+    const received: unknown[] = [];
+    // From the start of the log: the first event arrives by replay or live, whichever comes first; once
+    // it has arrived the stream is live, so the second one is handed over by the live feed.
+    const subscription = client.iterate<{ bookingEvents: { cursor: string } }>({ query: 'subscription { bookingEvents(after: "0") { cursor } }' });
+    const reading = (async () => {
+      for await (const event of subscription) received.push(event);
+    })();
+    try {
+      await eventually(async () => (sample(await scrape(), 'gateway_graphql_subscriptions_open') === 1 ? true : undefined));
+      await createBooking(t, agent, ...(Object.values(hourSlot('2031-06-01T08:00:00Z', 0)) as [string, string]));
+      await eventually(async () => (received.length === 1 ? true : undefined));
+      await createBooking(t, agent, ...(Object.values(hourSlot('2031-06-01T08:00:00Z', 1)) as [string, string]));
+      await eventually(async () => (received.length === 2 ? true : undefined));
+      const text = await scrape();
+      expect(sample(text, 'gateway_booking_events_delivered_id')).toBe(sample(text, 'gateway_booking_events_newest_id'));
+      expect(sample(text, 'gateway_booking_events_newest_id')).toBeGreaterThan(0);
+      expect(sample(text, 'gateway_booking_event_subscriber_lag')).toBe(0);
+      expect(sample(text, 'gateway_graphql_ws_connections_open')).toBe(1);
+    } finally {
+      await subscription.return?.();
+      await client.dispose();
+      await reading.catch(() => undefined);
+    }
+    await eventually(async () => (sample(await scrape(), 'gateway_graphql_ws_connections_open') === 0 ? true : undefined));
   });
 });
 
