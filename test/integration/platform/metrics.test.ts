@@ -74,6 +74,7 @@ describe('GET /metrics', () => {
     expect(query.json()).toEqual({ data: { me: { id: agent.id } } });
     await t.rest({ method: 'POST', url: '/graphql', payload: { query: 'query Broken { nope }' } });
     await t.rest({ method: 'POST', url: '/graphql', headers: bearer('agt_unknown'), payload: { query: 'query WhoAmI { me { id } }' } });
+    expect((await t.rest({ method: 'GET', url: '/wp-admin/probe-7f3a' })).statusCode).toBe(404);
     await recorded();
     const after = await scrape();
 
@@ -82,6 +83,8 @@ describe('GET /metrics', () => {
     // The pattern, not the URL with the id in it.
     expect(moved('gateway_http_request_duration_seconds_count', { route: '/api/bookings/:id', method: 'DELETE', status: '204' })).toBe(1);
     expect(after).not.toContain(created.id);
+    expect(moved('gateway_http_request_duration_seconds_count', { route: '(unmatched)', method: 'GET', status: '404' })).toBe(1);
+    expect(after).not.toContain('probe-7f3a');
     expect(sample(after, 'gateway_http_request_duration_seconds_bucket', { route: '/api/bookings', method: 'POST', status: '201', le: '+Inf' })).toBe(
       sample(after, 'gateway_http_request_duration_seconds_count', { route: '/api/bookings', method: 'POST', status: '201' }),
     );
