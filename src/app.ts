@@ -23,6 +23,8 @@ import { installCredentialParsing } from './platform/http/credential.js';
 import { installErrorHandlers } from './platform/http/errors.js';
 import { installInFlightTracking } from './platform/http/in-flight.js';
 import { RequestMetrics } from './platform/http/request-metrics.js';
+import { Metrics, registerMetricsRoute } from './platform/metrics/metrics.js';
+import { registerPoolMetrics } from './platform/db/pool-metrics.js';
 import { registerHealthRoutes } from './platform/http/health.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 import { registerWebPages } from './platform/http/web-pages.js';
@@ -89,7 +91,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installErrorHandlers(app);
   installCredentialParsing(app);
   installInFlightTracking(app);
-  const requestMetrics = new RequestMetrics();
+  const metrics = new Metrics();
+  const requestMetrics = new RequestMetrics(metrics);
   requestMetrics.install(app);
   // One unit of work per request: every service call in it sees the same EntityManager fork.
   app.addHook('onRequest', (_request, _reply, done) => RequestContext.create(orm.em, done));
@@ -105,6 +108,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const notifications = new Notifications(deps.databaseUrl, config.databaseTimeouts, logger);
   const statements = await Statements.forOrm(orm);
+  // Rate-limit counters live in PostgreSQL so every process shares one budget; a small pool of their own.
+  const rateLimitPool = new pg.Pool({ ...connectionSettings(config.databaseTimeouts), connectionString: deps.databaseUrl, max: 5 });
+  closeSilentConnections(rateLimitPool);
+  rateLimitPool.on('error', (error) => logger.warn({ err: error }, 'rate-limit connection lost'));
+  // Before any gauge that queries: a scrape reads the pools before its own statements wait on them.
+  registerPoolMetrics(metrics, { orm: statements.pool, rate_limits: rateLimitPool });
+  registerMetricsRoute(app, metrics, config.metricsToken);
   const scheduling = createSchedulingModule({
     em: orm.em,
     clock,
@@ -120,14 +130,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       timeoutMs: config.webhookTimeoutMs,
       disableAfterFailures: config.webhookDisableAfter,
     },
+    metrics,
   });
   scheduling.registerRoutes(app);
 
-  // Rate-limit counters live in PostgreSQL so every process shares one budget; a small pool of their own.
-  const rateLimitPool = new pg.Pool({ ...connectionSettings(config.databaseTimeouts), connectionString: deps.databaseUrl, max: 5 });
-  closeSilentConnections(rateLimitPool);
-  rateLimitPool.on('error', (error) => logger.warn({ err: error }, 'rate-limit connection lost'));
-  const rateLimits = new RateLimits(rateLimitPool);
+  const rateLimits = new RateLimits(rateLimitPool, metrics);
   const mailer = deps.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
   const jwtSecret = await resolveJwtSecret(config.jwtSecret, (sql, params) => orm.em.fork().execute(sql, params));
   const directory = createDirectoryModule({
@@ -149,6 +156,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     providers: config.priceProviders,
     logger,
     ...(deps.priceAdapters ? { adapters: deps.priceAdapters } : {}),
+    metrics,
   });
   pricing.registerRoutes(app);
 
@@ -158,12 +166,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   createStatusModule({
     em: orm.em,
     clock,
-    metrics: requestMetrics,
+    requests: requestMetrics,
     tokens: tokenAnalytics.tokens,
     priceSources: pricing.refresher,
     aggregatorUrl: config.aggregatorUrl,
     logger,
     version: APP_VERSION,
+    metrics,
   }).registerRoutes(app);
 
   registerMcpEndpoint(app, {
@@ -185,6 +194,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger,
     runInScope: (operation) => RequestContext.create(orm.em, operation),
     clientAddress: (request) => clientAddress(request, trust),
+    metrics,
     entityManager: () => (RequestContext.getEntityManager() as typeof orm.em | undefined) ?? orm.em.fork(),
     buildContext: (base) => ({
       ...base,

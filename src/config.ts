@@ -73,6 +73,7 @@ const envSchema = z.object({
   MAIL_FROM: z.string().min(3).default('no-reply@localhost'),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SCREENER_URL: url(['http:', 'https:']).default('https://api.dexscreener.com'),
   AGGREGATOR_URL: url(['http:', 'https:']).default('https://hermes.pyth.network'),
   BOOKING_CAP: positiveInt().default(500),
@@ -116,6 +117,8 @@ export interface Config {
   readonly mailFrom: string;
   readonly jwtSecret: string | undefined;
   readonly adminToken: string | undefined;
+  /** Bearer token that `GET /metrics` requires; undefined: the endpoint is not served (404). */
+  readonly metricsToken: string | undefined;
   readonly screenerUrl: string;
   readonly aggregatorUrl: string;
   readonly bookingCap: number;
@@ -180,6 +183,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mailFrom: e.MAIL_FROM,
     jwtSecret: e.JWT_SECRET,
     adminToken: e.ADMIN_TOKEN,
+    metricsToken: e.METRICS_TOKEN,
     screenerUrl: e.SCREENER_URL.replace(/\/$/, ''),
     aggregatorUrl: e.AGGREGATOR_URL.replace(/\/$/, ''),
     bookingCap: e.BOOKING_CAP,

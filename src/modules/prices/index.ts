@@ -8,6 +8,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
+import type { Metrics } from '../../platform/metrics/metrics.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Notifications } from '../../platform/db/notifications.js';
 import { PriceRow, PriceSnapshot, PriceSource } from './entities/price-snapshot.entity.js';
@@ -31,9 +32,18 @@ export function createPricesModule(deps: {
   providers: readonly string[];
   logger: Logger;
   adapters?: readonly PriceAdapter[];
+  metrics: Metrics;
 }) {
   const prices = new PriceService(deps.em, deps.clock, deps.notifications);
   const refresher = new PriceRefreshService(deps.em, deps.clock, prices, deps.providers, deps.logger, deps.adapters);
+  // Freshness as timestamps (alert on `time() - …`), read from what the process already holds.
+  deps.metrics.gauge('gateway_gpu_price_feed_updated_timestamp_seconds', 'Time of the newest GPU price snapshot in the feed', [], async (set) => {
+    const { updatedAt } = await prices.feed();
+    if (updatedAt) set(updatedAt.getTime() / 1000);
+  });
+  deps.metrics.gauge('gateway_gpu_price_source_last_success_timestamp_seconds', 'Last successful refresh of each GPU price adapter', ['provider'], async (set) => {
+    for (const source of await refresher.health()) if (source.lastSuccessAt) set(source.lastSuccessAt.getTime() / 1000, { provider: source.provider });
+  });
   return {
     prices,
     refresher,

@@ -173,6 +173,8 @@ export class BookingEventBus {
   private readonly subscribers = new Map<string, Set<SubscriberStream>>();
   private readonly checkTimer: NodeJS.Timeout;
   private onDeliveries: () => void = () => undefined;
+  /** The newest event id this process has handed to a subscriber (metrics). */
+  lastDeliveredCursor = 0n;
 
   constructor(
     private readonly notifications: Notifications,
@@ -261,7 +263,29 @@ export class BookingEventBus {
 
   private deliver(agentId: string, event: BookingEventView, cursor: bigint): void {
     const streams = this.subscribers.get(agentId);
-    if (streams) for (const stream of streams) stream.offer(event, cursor);
+    if (!streams) return;
+    for (const stream of streams) stream.offer(event, cursor);
+    if (cursor > this.lastDeliveredCursor) this.lastDeliveredCursor = cursor;
+  }
+
+  /**
+   * How far this process's subscribers are behind the log: over the agents with subscribers here,
+   * the largest gap between the agent's newest event id and the last one handed to its feed; 0 when
+   * every feed is caught up. In event ids, which are shared by all agents, so an upper bound on the
+   * number of events, not a count.
+   */
+  async subscriberLag(): Promise<bigint> {
+    if (this.feeds.size === 0) return 0n;
+    const feeds = await Promise.all([...this.feeds.values()].map((feed) => feed.catch(() => undefined)));
+    const started = feeds.filter((feed): feed is AgentFeed => feed !== undefined);
+    if (started.length === 0) return 0n;
+    const lastByAgent = new Map(started.map((feed) => [feed.agentId, feed.last]));
+    let lag = 0n;
+    for (const row of await this.statements.rows(LATEST_EVENTS, [[...lastByAgent.keys()]])) {
+      const behind = BigInt(row.latest ?? 0) - (lastByAgent.get(row.agent_id) ?? 0n);
+      if (behind > lag) lag = behind;
+    }
+    return lag;
   }
 
   private offer(event: AnnouncedEvent): void {

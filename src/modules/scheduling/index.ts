@@ -34,8 +34,11 @@ import { ProposalResolver } from './graphql/proposal.resolver.js';
 import { WebhookResolver } from './graphql/webhook.resolver.js';
 import type { SchedulingContext } from './graphql/context.js';
 import { ProposalService } from './proposal.service.js';
-import { WebhookService, DELIVER_WEBHOOK_TASK, type WebhookSettings } from './webhook.service.js';
+import { WebhookService, DELIVER_WEBHOOK_TASK, WEBHOOK_ATTEMPT_OUTCOMES, type WebhookAttemptOutcome, type WebhookSettings } from './webhook.service.js';
+import type { CounterSeries } from '../../platform/metrics/families.js';
+import type { Metrics } from '../../platform/metrics/metrics.js';
 import { BookingEventBus } from './booking-events.js';
+import { NEWEST_EVENT } from './sql/booking-event.sql.js';
 import { registerProposalRoutes } from './rest/proposal.routes.js';
 import { registerWebhookRoutes } from './rest/webhook.routes.js';
 import { AppError } from '../../platform/errors.js';
@@ -71,6 +74,7 @@ export interface SchedulingDeps {
   bookingCap: number;
   reminderLeadMinutes: number;
   webhooks: WebhookSettings;
+  metrics: Metrics;
 }
 
 /** Builds the scheduling services and the adapters over them. */
@@ -82,13 +86,34 @@ const DISPATCH_INTERVAL_MS = 1_000;
 const REMINDER_SWEEP_INTERVAL_MS = 10_000;
 const REMINDER_BATCH = 100;
 
+/**
+ * Event lag: the log's newest event id, the newest this process handed to a subscriber, and how far
+ * the agents subscribed here are behind their own newest event (booking-events.ts). Read per scrape.
+ */
+function registerBookingEventMetrics(metrics: Metrics, bus: BookingEventBus, statements: Statements): void {
+  metrics.gauge('gateway_booking_events_newest_id', 'Newest booking event id in the log (all agents, all processes)', [], async (set) => {
+    const [row] = await statements.rows(NEWEST_EVENT, []);
+    set(Number(row?.newest ?? 0));
+  });
+  metrics.gauge('gateway_booking_events_delivered_id', 'Newest booking event id this process has handed to a subscriber', [], (set) => set(Number(bus.lastDeliveredCursor)));
+  metrics.gauge(
+    'gateway_booking_event_subscriber_lag',
+    'For the agents with subscribers in this process: the largest gap, in event ids, between an agent\'s newest event and the last one delivered to its subscribers (0: caught up)',
+    [],
+    async (set) => set(Number(await bus.subscriberLag())),
+  );
+}
+
 export function createSchedulingModule(deps: SchedulingDeps) {
   const { em, clock, statements, logger } = deps;
   const bus = new BookingEventBus(deps.notifications, statements, logger);
   const agents = new AgentService(em, clock, statements, deps.notifications);
   const bookings = new BookingService(em, clock, statements, bus, { bookingCap: deps.bookingCap, reminderLeadMinutes: deps.reminderLeadMinutes });
   const proposals = new ProposalService(em, clock, bookings, bus, statements);
-  const webhooks = new WebhookService(em, clock, statements, deps.webhooks, logger);
+  const attemptsTotal = deps.metrics.counter('gateway_webhook_delivery_attempts_total', 'Webhook delivery attempts made by this process, by outcome: delivered, retrying (failed, retry scheduled), failed (given up)');
+  const attemptOutcomes = Object.fromEntries(WEBHOOK_ATTEMPT_OUTCOMES.map((outcome) => [outcome, attemptsTotal.series({ outcome })])) as Record<WebhookAttemptOutcome, CounterSeries>;
+  const webhooks = new WebhookService(em, clock, statements, deps.webhooks, logger, attemptOutcomes);
+  registerBookingEventMetrics(deps.metrics, bus, statements);
 
   // Webhook deliveries are claimed from their table, woken by the commits that create them.
   const dispatcher = new BackgroundLoop({

@@ -15,6 +15,7 @@ import { BOOKING_EVENT_TYPES, type BookingEventType } from './entities/booking-e
 import { MAX_WEBHOOKS_PER_AGENT, Webhook, WebhookAttempt, WebhookDelivery, type DeliveryStatus } from './entities/webhook.entity.js';
 import { CLAIM_DELIVERIES, RECORD_ATTEMPTS, type AttemptOutcome, type ClaimedDelivery } from './sql/webhook.sql.js';
 import { WriteBatcher } from '../../platform/db/write-batcher.js';
+import type { CounterSeries } from '../../platform/metrics/families.js';
 
 /** Delivery jobs queued before the dispatcher existed still run under this name. */
 export const DELIVER_WEBHOOK_TASK = 'deliver_webhook';
@@ -24,6 +25,10 @@ const IN_FLIGHT_PER_WEBHOOK = 4;
 
 /** How long past the receiver timeout a claimed delivery stays leased to the process that claimed it. */
 const DELIVERY_LEASE_MARGIN_MS = 10_000;
+
+/** How one delivery attempt ended: delivered, failed with a retry scheduled, or failed for good. */
+export type WebhookAttemptOutcome = 'delivered' | 'retrying' | 'failed';
+export const WEBHOOK_ATTEMPT_OUTCOMES: readonly WebhookAttemptOutcome[] = ['delivered', 'retrying', 'failed'];
 
 export interface WebhookSettings {
   retryBaseMs: number;
@@ -99,6 +104,7 @@ export class WebhookService {
     private readonly statements: Statements,
     private readonly settings: WebhookSettings,
     private readonly logger: Logger,
+    private readonly attemptOutcomes: Readonly<Record<WebhookAttemptOutcome, CounterSeries>>,
   ) {
     this.dispatcher = guardedDispatcher(settings.allowPrivate);
   }
@@ -267,6 +273,7 @@ export class WebhookService {
     const finished = this.clock.now();
     const succeeded = error === null;
     const exhausted = !succeeded && (attempt >= this.settings.maxAttempts || delivery.webhook_disabled);
+    this.attemptOutcomes[succeeded ? 'delivered' : exhausted ? 'failed' : 'retrying'].inc();
     const retryAt = succeeded || exhausted ? null : new Date(finished.getTime() + this.settings.retryBaseMs * 2 ** (attempt - 1));
     await this.outcomes.add({
       delivery_id: delivery.id,

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { SECURITY } from '../../platform/http/openapi.js';
 import type { Clock } from '../../platform/clock.js';
 import type { RequestMetrics } from '../../platform/http/request-metrics.js';
+import type { Metrics } from '../../platform/metrics/metrics.js';
 import type { Logger } from '../../platform/logger.js';
 import type { PriceRefreshService } from '../prices/index.js';
 import type { TokenAnalyticsService } from '../token-analytics/index.js';
@@ -19,15 +20,20 @@ export const statusEntities = [PairPrice];
 export function createStatusModule(deps: {
   em: EntityManager;
   clock: Clock;
-  metrics: RequestMetrics;
+  requests: RequestMetrics;
   tokens: TokenAnalyticsService;
   priceSources: PriceRefreshService;
   aggregatorUrl: string;
   logger: Logger;
   version: string;
+  metrics: Metrics;
 }) {
   const pairPrices = new PairPriceService(deps.em, deps.clock, deps.aggregatorUrl, deps.tokens, deps.logger);
-  const status = new StatusService(deps.em, deps.clock, deps.metrics, pairPrices, deps.tokens, deps.priceSources, deps.version);
+  // The feed as last refreshed: a scrape never calls the aggregator or the screener.
+  deps.metrics.gauge('gateway_pair_price_observed_timestamp_seconds', 'When each token pair\'s price in the status report was observed, by pair and source (aggregator, screener, fallback)', ['pair', 'source'], (set) => {
+    for (const quote of pairPrices.lastKnown().quotes) set(quote.observedAt.getTime() / 1000, { pair: quote.pair, source: quote.source });
+  });
+  const status = new StatusService(deps.em, deps.clock, deps.requests, pairPrices, deps.tokens, deps.priceSources, deps.version);
   return {
     status,
     registerRoutes: (app: FastifyInstance) =>

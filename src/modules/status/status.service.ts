@@ -18,7 +18,7 @@ export class StatusService {
   constructor(
     private readonly em: EntityManager,
     private readonly clock: Clock,
-    private readonly metrics: RequestMetrics,
+    private readonly requests: RequestMetrics,
     private readonly pairPrices: PairPriceService,
     private readonly tokens: TokenAnalyticsService,
     private readonly priceSources: PriceRefreshService,
@@ -84,7 +84,7 @@ export class StatusService {
         total_trades: counts?.trades ?? 0,
         supported_pairs: this.pairPrices.pairs.length,
         last_5min: (() => {
-          const summary = this.metrics.lastFiveMinutes();
+          const summary = this.requests.lastFiveMinutes();
           return { total: summary.total, avg_response_ms: summary.avgResponseMs, errors_5xx: summary.errors5xx };
         })(),
       },

@@ -30,7 +30,8 @@ export function namedStatement<Params extends readonly unknown[], Row>(name: str
  */
 export class Statements {
   private constructor(
-    private readonly pool: pg.Pool,
+    /** The ORM's pool (its size and queue are reported as metrics). */
+    readonly pool: pg.Pool,
     private readonly onQuery: (sql: string) => void,
   ) {}
 

@@ -14,6 +14,9 @@ import { addressKey } from '../http/client-address.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger.js';
 import { formatGraphQLError } from './errors.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { OperationMetrics } from './operation-metrics.js';
+import { requestErrorStatusPlugin } from './request-error-status.js';
 import { ConnectionCounter, GRAPHQL_LIMITS } from './limits.js';
 import { subscribeSharingExecution } from './shared-execution.js';
 import { sharedPayloadReplacer, withSharedPayload } from './shared-payloads.js';
@@ -42,6 +45,8 @@ export interface GraphQLServerOptions<Context extends PlatformContext> {
   logger: Logger;
   /** The client's address of a WebSocket upgrade (behind trusted proxies, the forwarded one). */
   clientAddress: (request: IncomingMessage) => string;
+  /** Where operation latencies and open subscriptions are reported. */
+  metrics: Metrics;
   path?: string;
 }
 
@@ -125,11 +130,24 @@ export async function registerGraphQL<Context extends PlatformContext>(
     // generate their types from introspection.
     introspection: true,
     allowBatchedHttpRequests: false,
+    // Apollo's CSRF guard refuses a GET without a preflight header. It protects ambient credentials
+    // (cookies, HTTP authentication the browser repeats), and there are none here: a credential is
+    // only ever a Bearer token or X-API-Key header, which a cross-site page cannot add without a
+    // preflight. Mutations still need a POST with a JSON body (a GET mutation is a 405, and a form or
+    // text/plain POST never reaches execution), so a cross-site page can do only what an anonymous
+    // client can do on its own. README: "GraphQL over HTTP".
+    csrfPrevention: false,
     parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
     validationRules: armor.validationRules,
     formatError: (formatted, error) => formatGraphQLError(formatted, error, log),
     // No cache hints are set anywhere: the cache-control plugin would only walk every field for nothing.
-    plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()],
+    plugins: [
+      fastifyApolloDrainPlugin(app),
+      ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginCacheControlDisabled(),
+      requestErrorStatusPlugin<Context>(),
+      new OperationMetrics(options.metrics).plugin<Context>(),
+    ],
   });
   await apollo.start();
 
@@ -156,6 +174,14 @@ export async function registerGraphQL<Context extends PlatformContext>(
   const sockets = new WebSocketServer({ noServer: true, maxPayload: GRAPHQL_LIMITS.maxMessageBytes });
   const socketsPerCredential = new ConnectionCounter(GRAPHQL_LIMITS.maxSocketsPerCredential);
   let connectionCounter = 0;
+  // The connection contexts, not their `subscriptions`: graphql-ws swaps that object when a socket closes.
+  const openConnections = new Set<{ readonly subscriptions: Readonly<Record<string, unknown>> }>();
+  options.metrics.gauge('gateway_graphql_subscriptions_open', 'Operations open over graphql-ws: subscriptions, and queries still running', [], (set) => {
+    let open = 0;
+    for (const connection of openConnections) open += Object.keys(connection.subscriptions).length;
+    set(open);
+  });
+  options.metrics.gauge('gateway_graphql_ws_connections_open', 'graphql-ws connections past their connection_init', [], (set) => set(openConnections.size));
   const wsServer = useServer<Record<string, unknown> | undefined, { connectionId: string; credentialKey?: string | undefined }>(
     {
       schema: options.schema,
@@ -163,6 +189,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
       connectionInitWaitTimeout: GRAPHQL_LIMITS.connectionInitWaitMs,
       onConnect: (ctx) => {
         ctx.extra.connectionId = `ws-${++connectionCounter}`;
+        openConnections.add(ctx);
         const credential = connectionCredential(ctx.connectionParams ?? {});
         if (credential.kind !== 'token') return true;
         if (!socketsPerCredential.acquire(credential.token)) {
@@ -173,6 +200,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
         return true;
       },
       onClose: (ctx) => {
+        openConnections.delete(ctx);
         if (ctx.extra.credentialKey !== undefined) socketsPerCredential.release(ctx.extra.credentialKey);
         ctx.extra.credentialKey = undefined;
       },

@@ -3,6 +3,8 @@ import type pg from 'pg';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { sha256Hex } from '../auth/credentials.js';
 import { AppError } from '../errors.js';
+import type { CounterFamily, CounterSeries } from '../metrics/families.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { addressKey } from './client-address.js';
 
 export interface RateLimitPolicy {
@@ -19,8 +21,15 @@ export interface RateLimitPolicy {
  */
 export class RateLimits {
   private readonly limiters = new Map<string, RateLimiterPostgres>();
+  private readonly refusalsByPolicy = new Map<string, CounterSeries>();
+  private readonly refusals: CounterFamily;
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    metrics: Metrics,
+  ) {
+    this.refusals = metrics.counter('gateway_rate_limit_refusals_total', 'Requests refused with 429 rate_limited, by budget (policy)');
+  }
 
   private limiter(policy: RateLimitPolicy): RateLimiterPostgres {
     let limiter = this.limiters.get(policy.name);
@@ -63,8 +72,16 @@ export class RateLimits {
     reply?.header('RateLimit-Remaining', Math.max(0, result.remainingPoints));
     reply?.header('RateLimit-Reset', resetSeconds);
     if (exceeded) {
+      this.refusalSeries(policy.name).inc();
       reply?.header('Retry-After', resetSeconds);
       throw new AppError('rate_limited', `rate limit exceeded: ${policy.points} requests per ${policy.durationSeconds} s; retry in ${resetSeconds} s`);
     }
+  }
+
+  // Policy names are constants in the code, so the series stay few.
+  private refusalSeries(policy: string): CounterSeries {
+    let series = this.refusalsByPolicy.get(policy);
+    if (!series) this.refusalsByPolicy.set(policy, (series = this.refusals.series({ policy })));
+    return series;
   }
 }

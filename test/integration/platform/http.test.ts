@@ -60,13 +60,50 @@ describe('platform HTTP surface', () => {
     expect(invented.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('serves GraphQL over GET with CSRF protection', async () => {
+  it('serves GraphQL queries over GET without a preflight header, and mutations only over a JSON POST', async () => {
     const query = encodeURIComponent('{ __typename }');
-    const blocked = await t.rest({ method: 'GET', url: `/graphql?query=${query}` });
-    expect(blocked.statusCode).toBe(400);
-    const allowed = await t.rest({ method: 'GET', url: `/graphql?query=${query}`, headers: { 'apollo-require-preflight': 'true' } });
-    expect(allowed.statusCode).toBe(200);
-    expect(allowed.json()).toEqual({ data: { __typename: 'Query' } });
+    const get = await t.rest({ method: 'GET', url: `/graphql?query=${query}` });
+    expect(get.statusCode).toBe(200);
+    expect(get.json()).toEqual({ data: { __typename: 'Query' } });
+    const mutation = encodeURIComponent('mutation { createAgent(input: { name: "x", bootstrap: true }) { publicToken } }');
+    const getMutation = await t.rest({ method: 'GET', url: `/graphql?query=${mutation}` });
+    expect(getMutation.statusCode).toBe(405);
+    expect(getMutation.headers.allow).toBe('POST');
+    // No CORS on /graphql: a cross-site page cannot send a credential header or a JSON body.
+    const preflight = await t.rest({
+      method: 'OPTIONS',
+      url: '/graphql',
+      headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+    });
+    expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  // What a cross-site page can send without a preflight: none of it reaches execution.
+  it.each([
+    ['text/plain', JSON.stringify({ query: 'mutation { createAgent(input: { name: "x", bootstrap: true }) { publicToken } }' })],
+    ['application/x-www-form-urlencoded', 'query=mutation%20%7B%20__typename%20%7D'],
+    ['multipart/form-data; boundary=x', '--x\r\ncontent-disposition: form-data; name="query"\r\n\r\nmutation { __typename }\r\n--x--\r\n'],
+  ])('refuses a %s POST to /graphql before running it', async (contentType, payload) => {
+    const response = await t.rest({ method: 'POST', url: '/graphql', headers: { 'content-type': contentType }, payload });
+    expect([400, 415]).toContain(response.statusCode);
+    expect(response.body).not.toContain('"data"');
+    expect(await t.query('select 1 from agents')).toEqual([]);
+  });
+
+  it('answers GraphQL request errors 200 to a client that accepts only application/json, 400 otherwise', async () => {
+    const post = (accept: string | undefined) =>
+      t.rest({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', ...(accept ? { accept } : {}) }, payload: { query: '{ me {' } });
+    for (const [accept, status] of [
+      ['application/json', 200],
+      ['application/json; charset=utf-8', 200],
+      ['application/graphql-response+json', 400],
+      ['application/graphql-response+json, application/json;q=0.9', 400],
+      [undefined, 400],
+    ] as const) {
+      const response = await post(accept);
+      expect({ accept, status: response.statusCode }).toEqual({ accept, status });
+      expect(response.json().errors[0].extensions.code).toBe('GRAPHQL_PARSE_FAILED');
+    }
   });
 
   it('takes a body of 1 MiB and refuses one byte more as a validation error on the body', async () => {

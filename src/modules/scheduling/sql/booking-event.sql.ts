@@ -25,3 +25,6 @@ export const LATEST_EVENTS = namedStatement<[agentIds: string[]], { agent_id: st
   `select a.id as agent_id, (select max(e.id) from booking_events e where e.agent_id = a.id)::text as latest
      from unnest($1::uuid[]) as a(id)`,
 );
+
+/** The log's newest event id, for the event-lag metric (the primary key's last entry). */
+export const NEWEST_EVENT = namedStatement<[], { newest: string | null }>('booking_events_newest', 'select max(id)::text as newest from booking_events');
