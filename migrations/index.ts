@@ -9,6 +9,7 @@ import { Migration20261123000000_scheduling_fast_paths } from './Migration202611
 import { Migration20261123010000_webhook_limit } from './Migration20261123010000_webhook_limit.js';
 import { Migration20261123020000_webhook_claim_plan } from './Migration20261123020000_webhook_claim_plan.js';
 import { Migration20261123030000_webhook_claim_recheck } from './Migration20261123030000_webhook_claim_recheck.js';
+import { Migration20261123040000_booking_cap_live_series } from './Migration20261123040000_booking_cap_live_series.js';
 
 /**
  * Every migration, oldest first. Migrations are forward-only SQL read by a human before merge; the
@@ -26,4 +27,5 @@ export const migrations = [
   { name: 'Migration20261123010000_webhook_limit', class: Migration20261123010000_webhook_limit },
   { name: 'Migration20261123020000_webhook_claim_plan', class: Migration20261123020000_webhook_claim_plan },
   { name: 'Migration20261123030000_webhook_claim_recheck', class: Migration20261123030000_webhook_claim_recheck },
+  { name: 'Migration20261123040000_booking_cap_live_series', class: Migration20261123040000_booking_cap_live_series },
 ];
