@@ -125,6 +125,43 @@ describe(`the booking cap counts live bookings (BOOKING_CAP=${CAP})`, () => {
     });
   });
 
+  describe('open-ended series', () => {
+    it('count for as long as the nightly extension carries their slots ahead', async () => {
+      const jobs = await startTestApp({ clock, databaseUrl: t.databaseUrl });
+      try {
+        const agent = await createAgent(t, root);
+        for (let hour = 0; hour < CAP; hour++) await createSeriesOrFail(agent, dailySeriesFromYesterday(agent, hour, 'FREQ=WEEKLY'));
+        const probe = { agentId: agent.id, startsAt: '2031-09-01T20:00:00Z', endsAt: '2031-09-01T21:00:00Z' };
+        const capReached = async () => (await t.gql(PreviewBookingDocument, { input: probe }, bearer(agent.token))).data!.previewBooking.capReached;
+        expect(await capReached()).toBe(true);
+
+        // A year and a month on, the slots written at creation have all ended: the series are live only
+        // once the extension has written their next occurrences.
+        clock.set('2031-07-20T00:00:00Z');
+        // The series that the extension reached last.
+        const lastSlot = async () =>
+          (
+            await t.query<{ last: Date }>(
+              `select min(last) as last from (select max(s.starts_at) as last from booking_slots s join bookings b on b.id = s.booking_id
+                                                where b.agent_id = $1 group by b.id) series`,
+              [agent.id],
+            )
+          )[0]!.last;
+        const before = (await lastSlot()).getTime();
+        expect(before).toBeLessThan(Date.parse('2031-07-20T00:00:00Z'));
+        await t.query(`select graphile_worker.add_job('extend_booking_horizons')`);
+        for (let i = 0; i < 200 && (await lastSlot()).getTime() === before; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+        expect((await lastSlot()).getTime()).toBeGreaterThan(Date.parse('2032-07-01T00:00:00Z'));
+        expect(await capReached()).toBe(true);
+        expect((await postBooking(t, agent, probe)).statusCode).toBe(429);
+      } finally {
+        clock.set(NOW);
+        await jobs.app.close();
+        await jobs.orm.close(true);
+      }
+    });
+  });
+
   describe('simultaneous creates', () => {
     it(`let exactly ${CAP} of 12 series win, and with two live ones already, exactly ${CAP - 2} of 12`, async () => {
       for (const alreadyLive of [0, 2]) {
