@@ -9,6 +9,7 @@ import { Migration20261123000000_scheduling_fast_paths } from './Migration202611
 import { Migration20261123010000_webhook_limit } from './Migration20261123010000_webhook_limit.js';
 import { Migration20261123020000_webhook_claim_plan } from './Migration20261123020000_webhook_claim_plan.js';
 import { Migration20261123030000_webhook_claim_recheck } from './Migration20261123030000_webhook_claim_recheck.js';
+import { Migration20261123040000_booking_cap_live_series } from './Migration20261123040000_booking_cap_live_series.js';
 import { Migration20261123050000_webhook_claim_index_order } from './Migration20261123050000_webhook_claim_index_order.js';
 import { Migration20261123060000_webhook_fanout } from './Migration20261123060000_webhook_fanout.js';
 
@@ -28,6 +29,7 @@ export const migrations = [
   { name: 'Migration20261123010000_webhook_limit', class: Migration20261123010000_webhook_limit },
   { name: 'Migration20261123020000_webhook_claim_plan', class: Migration20261123020000_webhook_claim_plan },
   { name: 'Migration20261123030000_webhook_claim_recheck', class: Migration20261123030000_webhook_claim_recheck },
+  { name: 'Migration20261123040000_booking_cap_live_series', class: Migration20261123040000_booking_cap_live_series },
   { name: 'Migration20261123050000_webhook_claim_index_order', class: Migration20261123050000_webhook_claim_index_order },
   { name: 'Migration20261123060000_webhook_fanout', class: Migration20261123060000_webhook_fanout },
 ];

@@ -129,6 +129,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       allowPrivate: config.webhookAllowPrivate,
       timeoutMs: config.webhookTimeoutMs,
       disableAfterFailures: config.webhookDisableAfter,
+      dnsServers: config.dnsServers,
+      dnsTimeoutMs: config.dnsTimeoutMs,
     },
     metrics,
   });

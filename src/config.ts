@@ -51,6 +51,12 @@ function isProxyAddress(entry: string): boolean {
   return /^\d{1,3}$/.test(bits) && Number(bits) <= (isIP(address) === 4 ? 32 : 128);
 }
 
+function isNameServer(entry: string): boolean {
+  const match = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(entry) ?? /^([^:]+)(?::(\d{1,5}))?$/.exec(entry) ?? [entry, entry, undefined];
+  const [, address, port] = match;
+  return isIP(address ?? '') !== 0 && (port === undefined || (Number(port) >= 1 && Number(port) <= 65_535));
+}
+
 const PRICE_PROVIDERS = ['aws', 'azure', 'gcp', 'oci', 'lambda', 'runpod', 'vast'] as const;
 
 const envSchema = z.object({
@@ -85,6 +91,17 @@ const envSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE: booleanFlag.default(false),
   WEBHOOK_TIMEOUT_MS: positiveInt(120_000).default(10_000),
   WEBHOOK_DISABLE_AFTER: positiveInt(1000).default(5),
+  DNS_SERVERS: z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((server) => server.trim())
+        .filter(Boolean),
+    )
+    .refine((servers) => servers.every(isNameServer), 'must list IP addresses, each with an optional port (1.1.1.1, 1.1.1.1:53, [::1]:53)')
+    .default([]),
+  DNS_TIMEOUT_MS: positiveInt(60_000).default(2_000),
   REMINDER_LEAD_MINUTES: positiveInt(7 * 24 * 60).default(15),
   PRICE_PROVIDERS: z
     .string()
@@ -133,6 +150,10 @@ export interface Config {
   readonly webhookTimeoutMs: number;
   /** Consecutive failed deliveries after which an endpoint is disabled. */
   readonly webhookDisableAfter: number;
+  /** Name servers for webhook host names (empty: the system's). */
+  readonly dnsServers: readonly string[];
+  /** A webhook host-name lookup, waiting included, gives up after this. */
+  readonly dnsTimeoutMs: number;
   readonly reminderLeadMinutes: number;
   readonly priceProviders: readonly string[];
   readonly graphqlExplorer: boolean;
@@ -195,6 +216,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookDisableAfter: e.WEBHOOK_DISABLE_AFTER,
+    dnsServers: Object.freeze([...e.DNS_SERVERS]),
+    dnsTimeoutMs: e.DNS_TIMEOUT_MS,
     reminderLeadMinutes: e.REMINDER_LEAD_MINUTES,
     priceProviders: Object.freeze([...e.PRICE_PROVIDERS]),
     graphqlExplorer: e.GRAPHQL_EXPLORER,

@@ -27,12 +27,12 @@ const SQL = {
   lock: { name: 'ref_lock', text: 'select 1 from agents where id = $1 for no key update' },
   live: {
     name: 'ref_live',
-    text: `select count(*)::int as n from (select 1 from bookings where agent_id = $1 and status = 'confirmed' and ends_at > $2 limit $3) s`,
+    text: `select count(*)::int as n from (select 1 from bookings where agent_id = $1 and status = 'confirmed' and live_until > $2 limit $3) s`,
   },
   insertBooking: {
     name: 'ref_insert_booking',
-    text: `insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at)
-           values ($1, $2, $3, $4, 'confirmed', null, '[]', $5)`,
+    text: `insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at, live_until)
+           values ($1, $2, $3, $4, 'confirmed', null, '[]', $5, $4)`,
   },
   insertSlot: { name: 'ref_insert_slot', text: 'insert into booking_slots (booking_id, agent_id, starts_at, ends_at) values ($1, $2, $3, $4)' },
   list: {

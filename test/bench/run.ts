@@ -294,8 +294,8 @@ async function seed(db: pg.Pool): Promise<Seeded> {
   const half = Math.ceil(agents.length / 2);
   const work = [agents.slice(0, half), agents.slice(half)].map((chunk) =>
     db.query(
-      withSlots(`insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at)
-       select gen_random_uuid(), a.id, s.at, s.at + interval '30 minutes', 'confirmed', null, '[]', now()
+      withSlots(`insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at, live_until)
+       select gen_random_uuid(), a.id, s.at, s.at + interval '30 minutes', 'confirmed', null, '[]', now(), s.at + interval '30 minutes'
          from unnest($1::uuid[]) as a(id)
         cross join (select $2::timestamptz + i * ($3 * interval '1 hour') as at from generate_series(0, $4 - 1) i) s`),
       [chunk.map((agent) => agent.id), SEED_START, SEED_SPACING_HOURS, BOOKINGS_PER_AGENT],
@@ -306,15 +306,15 @@ async function seed(db: pg.Pool): Promise<Seeded> {
     // then one booking for the flat agent and three for the history agent inside the S7 window.
     work.push(
       db.query(
-        withSlots(`insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at)
-         select gen_random_uuid(), $1, at, at + interval '30 minutes', 'confirmed', null, '[]', least(at, now())
+        withSlots(`insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at, live_until)
+         select gen_random_uuid(), $1, at, at + interval '30 minutes', 'confirmed', null, '[]', least(at, now()), at + interval '30 minutes'
            from (select timestamptz '2010-01-01T00:00:00Z' + i * interval '105 minutes' as at from generate_series(0, $2 - 1) i
                  union all values (timestamptz '2030-06-05T10:00:00Z'), ('2030-06-15T10:00:00Z'), ('2030-06-25T10:00:00Z')) s(at)`),
         [history.id, S7_HISTORY],
       ),
       db.query(
-        withSlots(`insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at)
-         values (gen_random_uuid(), $1, '2030-06-10T10:00:00Z', '2030-06-10T10:30:00Z', 'confirmed', null, '[]', now())`),
+        withSlots(`insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at, live_until)
+         values (gen_random_uuid(), $1, '2030-06-10T10:00:00Z', '2030-06-10T10:30:00Z', 'confirmed', null, '[]', now(), '2030-06-10T10:30:00Z')`),
         [flat.id],
       ),
     );

@@ -391,7 +391,9 @@ async function main(): Promise<void> {
                                       where p.status = 'accepted' order by p.booking_id, p.decided_at desc) latest
            join bookings b on b.id = latest.booking_id where b.agent_id <> latest.proposer_agent_id) as misplaced_accepts,
          -- The cap applies to POST /api/bookings (seed 000); bookings that came by an accepted proposal are not counted.
-         (select count(*)::int from (select agent_id from bookings b where status = 'confirmed' and ends_at > now()
+         -- Live is read from the slots themselves (a series counts while any slot has not ended), not from live_until.
+         (select count(*)::int from (select agent_id from bookings b
+                                      where status = 'confirmed' and exists (select 1 from booking_slots s where s.booking_id = b.id and s.ends_at > now())
                                         and not exists (select 1 from proposals p where p.booking_id = b.id and p.status = 'accepted')
                                       group by agent_id having count(*) > $1) over) as over_cap`,
       [BOOKING_CAP],

@@ -37,6 +37,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
   });
 
+  it('reads DNS_SERVERS as a list of addresses with optional ports (empty: the system\'s)', () => {
+    expect(loadConfig({ DNS_SERVERS: '1.1.1.1, 127.0.0.1:5353,[::1]:53,::1' }).dnsServers).toEqual(['1.1.1.1', '127.0.0.1:5353', '[::1]:53', '::1']);
+    expect(loadConfig({}).dnsServers).toEqual([]);
+    expect(loadConfig({}).dnsTimeoutMs).toBe(2000);
+  });
+
   it('derives PUBLIC_URL from PORT and treats an empty PRICE_PROVIDERS as "none"', () => {
     const config = loadConfig({ PORT: '8080', PRICE_PROVIDERS: '' });
     expect(config.publicUrl).toBe('http://localhost:8080');
@@ -57,6 +63,9 @@ describe('loadConfig', () => {
     ['TRUST_PROXY', 'proxy.example.com', /TRUST_PROXY must be false/],
     ['DB_STATEMENT_TIMEOUT_MS', '0', /DB_STATEMENT_TIMEOUT_MS must be at least 1/],
     ['DB_CONNECT_TIMEOUT_MS', '200000', /DB_CONNECT_TIMEOUT_MS must be at most 120000/],
+    ['DNS_SERVERS', 'dns.example.com', /DNS_SERVERS must list IP addresses/],
+    ['DNS_SERVERS', '127.0.0.1:70000', /DNS_SERVERS must list IP addresses/],
+    ['DNS_TIMEOUT_MS', '0', /DNS_TIMEOUT_MS must be at least 1/],
   ])('names %s when it is %p', (variable, value, message) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(message);

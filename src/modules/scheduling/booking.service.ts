@@ -222,6 +222,11 @@ export class BookingService {
         booking.exdates = [...booking.exdates, startsAt.toISOString()];
         await tx.flush();
         await tx.execute('delete from booking_slots where booking_id = ? and starts_at = ?', [booking.id, startsAt]);
+        // A series whose remaining slots are all cancelled stops counting against the cap.
+        await tx.execute('update bookings set live_until = (select max(ends_at) from booking_slots where booking_id = ?) where id = ?', [
+          booking.id,
+          booking.id,
+        ]);
         return toBookingView(booking);
       }),
     );
@@ -327,7 +332,11 @@ export class BookingService {
             booking.exdates = [...booking.exdates, ...[...taken].map((time) => new Date(time).toISOString())];
             await tx.flush();
           }
-          if (free.length) await insertSlots(tx, booking.id, booking.agent.id, free);
+          if (free.length) {
+            await insertSlots(tx, booking.id, booking.agent.id, free);
+            // The series counts against the cap as long as its materialised slots reach.
+            await tx.execute('update bookings set live_until = greatest(live_until, ?) where id = ?', [free[free.length - 1]!.endsAt, booking.id]);
+          }
           series++;
           slots += free.length;
           skipped += taken.size;
@@ -423,7 +432,7 @@ export class BookingService {
   }
 
   private async liveBookingCount(em: EntityManager, agentId: string, now: Date): Promise<number> {
-    return em.count(Booking, { agent: agentId, status: 'confirmed', endsAt: { $gt: now } });
+    return em.count(Booking, { agent: agentId, status: 'confirmed', liveUntil: { $gt: now } });
   }
 }
 
@@ -443,7 +452,7 @@ function notYourBooking(): AppError {
 }
 
 function capReached(cap: number): AppError {
-  return new AppError('booking_cap_reached', `the free tier allows ${cap} confirmed bookings that have not ended`);
+  return new AppError('booking_cap_reached', `the free tier allows ${cap} live bookings (a series counts while any of its occurrences has not ended)`);
 }
 
 function slotTaken(): AppError {

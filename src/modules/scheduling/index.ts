@@ -9,7 +9,7 @@
  *   (soft: the row stays). With an rrule it is the first occurrence of a series.
  * - occurrence: one concrete [startsAt, endsAt) of a series; each lasts endsAt - startsAt.
  * - slot: a live occurrence as stored in `booking_slots`, where the exclusion constraint refuses overlaps.
- * - cap: confirmed bookings of an agent that have not ended (BOOKING_CAP).
+ * - cap: an agent's live bookings (BOOKING_CAP): a single booking until it ends, a series once while any of its slots has not ended.
  * - proposal: a proposer asks a target to hand over [startsAt, endsAt); pending until accepted
  *   (the slot moves), declined (target) or withdrawn (proposer). Reject leaves it pending.
  * - event: booking.created / cancelled / transferred / reminder, written to `booking_events` (the

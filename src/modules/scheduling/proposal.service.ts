@@ -150,8 +150,10 @@ export class ProposalService {
 
   /**
    * The target hands the slot over, in one transaction with the conditional status update: its
-   * confirmed booking of exactly that range moves to the proposer, or a new one is created for the
-   * proposer. A clash on the proposer's calendar is `slot_taken` and the proposal stays pending.
+   * single booking of exactly that range moves to the proposer; an occurrence of a series of that
+   * range leaves the series (EXDATE) and becomes a single booking of the proposer; otherwise a new
+   * one is created for the proposer. A clash on the proposer's calendar is `slot_taken` and the
+   * proposal stays pending (the series keeps its occurrence).
    */
   async accept(actor: AgentRecord, proposalId: string): Promise<ProposalView> {
     if (!isUuid(proposalId)) throw proposalNotFound(proposalId);
@@ -170,7 +172,8 @@ export class ProposalService {
     if ('notPending' in outcome) throw notPending(outcome.notPending);
     const booking = fromBookingItem(outcome.booking);
     this.events.announce(committedEvents(outcome, booking, now));
-    if (outcome.events.length === 1) this.bookings.noteNewBooking(booking, now);
+    // The proposer's booking may start inside the reminder lead; the sweep skips one already reminded.
+    this.bookings.noteNewBooking(booking, now);
     return fromProposalRow(outcome.proposal);
   }
 

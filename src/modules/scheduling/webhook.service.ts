@@ -10,6 +10,7 @@ import { toIsoString } from '../../platform/iso-time.js';
 import { isUuid } from './input-checks.js';
 import type { Logger } from '../../platform/logger.js';
 import { guardedDispatcher, refusedTarget } from '../../platform/net/address-policy.js';
+import { HostResolutionError, HostResolver } from '../../platform/net/host-resolver.js';
 import type { AgentRecord } from './agent.service.js';
 import { BOOKING_EVENT_TYPES, type BookingEventType } from './entities/booking-event.entity.js';
 import { MAX_WEBHOOKS_PER_AGENT, Webhook, WebhookAttempt, WebhookDelivery, type DeliveryStatus } from './entities/webhook.entity.js';
@@ -38,6 +39,10 @@ export interface WebhookSettings {
   timeoutMs: number;
   /** Consecutive failed deliveries after which an endpoint is disabled. */
   disableAfterFailures: number;
+  /** Name servers for webhook host names; empty: the system's. */
+  dnsServers: readonly string[];
+  /** A webhook host name that has not resolved by then is treated as not resolving. */
+  dnsTimeoutMs: number;
 }
 
 export interface WebhookView {
@@ -88,6 +93,7 @@ function toWebhookView(webhook: Webhook): WebhookView {
  */
 export class WebhookService {
   private readonly dispatcher: Dispatcher;
+  private readonly resolver: HostResolver;
 
   private deliveriesDue: () => void = () => undefined;
   private readonly inFlight = new Map<string, Promise<void>>();
@@ -106,7 +112,8 @@ export class WebhookService {
     private readonly logger: Logger,
     private readonly attemptOutcomes: Readonly<Record<WebhookAttemptOutcome, CounterSeries>>,
   ) {
-    this.dispatcher = guardedDispatcher(settings.allowPrivate);
+    this.resolver = new HostResolver({ servers: settings.dnsServers, timeoutMs: settings.dnsTimeoutMs });
+    this.dispatcher = guardedDispatcher(settings.allowPrivate, this.resolver);
   }
 
   async register(actor: AgentRecord, input: { url: string; events?: readonly string[] | undefined }): Promise<RegisteredWebhook> {
@@ -307,7 +314,7 @@ export class WebhookService {
     const signature = new StandardWebhook(webhook.secret).sign(id, timestamp, body);
     const deadline = AbortSignal.timeout(this.settings.timeoutMs);
     try {
-      const refused = await refusedTarget(new URL(webhook.url), this.settings.allowPrivate);
+      const refused = await refusedTarget(new URL(webhook.url), this.settings.allowPrivate, this.resolver);
       if (refused) return { statusCode: null, error: `refused: the URL ${refused}` };
       const response = await request(webhook.url, {
         method: 'POST',
@@ -343,7 +350,13 @@ export class WebhookService {
     if (raw.length > URL_MAX_LENGTH) throw AppError.validation({ url: `must be at most ${URL_MAX_LENGTH} characters` });
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw AppError.validation({ url: 'must be an absolute http or https URL' });
     if (url.username || url.password) throw AppError.validation({ url: 'must not carry credentials' });
-    const refused = await refusedTarget(url, this.settings.allowPrivate);
+    let refused: string | undefined;
+    try {
+      refused = await refusedTarget(url, this.settings.allowPrivate, this.resolver);
+    } catch (error) {
+      if (error instanceof HostResolutionError) throw new AppError('upstream_unavailable', `${error.message}; try again shortly`);
+      throw error;
+    }
     if (refused) throw AppError.validation({ url: refused });
     return url;
   }

@@ -12,9 +12,10 @@ export type BookingStatus = 'confirmed' | 'cancelled';
 @Check({ name: 'bookings_range_check', expression: 'ends_at > starts_at' })
 @Check({ name: 'bookings_status_check', expression: `"status" in ('confirmed', 'cancelled')` })
 @Index({ name: 'bookings_agent_starts_idx', properties: ['agent', 'startsAt', 'id'] })
+// The booking cap counts an agent's confirmed bookings whose last slot has not ended (a bounded range scan).
 @Index({
-  name: 'bookings_agent_live_ends_idx',
-  expression: "create index bookings_agent_live_ends_idx on bookings (agent_id, ends_at) where status = 'confirmed'",
+  name: 'bookings_agent_live_until_idx',
+  expression: "create index bookings_agent_live_until_idx on bookings (agent_id, live_until) where status = 'confirmed'",
 })
 // Reminders due soon are found by a sweep over this index (see ReminderSweep).
 @Index({
@@ -57,4 +58,11 @@ export class Booking {
 
   @Property({ type: 'Date', columnType: 'timestamptz', nullable: true })
   cancelledAt: Date | null = null;
+
+  /**
+   * End of the last materialised slot (a single booking's own `endsAt`; a series' last occurrence up
+   * to the horizon), null when none is left. The cap counts the booking while this is in the future.
+   */
+  @Property({ type: 'Date', columnType: 'timestamptz', nullable: true })
+  liveUntil: Date | null = null;
 }
