@@ -25,7 +25,7 @@ describe('GraphQL operation metrics', () => {
     new OperationMetrics(metrics).record('x'.repeat(65), 'error', 0.2);
     const text = await metrics.render();
     expect([...operationLabels(text)]).toEqual([OTHER_OPERATIONS]);
-    expect(text).toContain(`gateway_graphql_operation_duration_seconds_bucket{operation="${OTHER_OPERATIONS}",outcome="error",le="0.25"} 1`);
-    expect(text).toContain(`gateway_graphql_operation_duration_seconds_bucket{operation="${OTHER_OPERATIONS}",outcome="error",le="0.1"} 0`);
+    expect(text).toContain(`gateway_graphql_operation_duration_seconds_bucket{le="0.25",operation="${OTHER_OPERATIONS}",outcome="error"} 1`);
+    expect(text).toContain(`gateway_graphql_operation_duration_seconds_bucket{le="0.1",operation="${OTHER_OPERATIONS}",outcome="error"} 0`);
   });
 });

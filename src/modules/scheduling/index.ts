@@ -110,7 +110,7 @@ export function createSchedulingModule(deps: SchedulingDeps) {
   const agents = new AgentService(em, clock, statements, deps.notifications);
   const bookings = new BookingService(em, clock, statements, bus, { bookingCap: deps.bookingCap, reminderLeadMinutes: deps.reminderLeadMinutes });
   const proposals = new ProposalService(em, clock, bookings, bus, statements);
-  const attemptsTotal = deps.metrics.counter('gateway_webhook_delivery_attempts_total', 'Webhook delivery attempts made by this process, by outcome: delivered, retrying (failed, retry scheduled), failed (given up)');
+  const attemptsTotal = deps.metrics.counter('gateway_webhook_delivery_attempts_total', 'Webhook delivery attempts made by this process, by outcome: delivered, retrying (failed, retry scheduled), failed (given up)', ['outcome']);
   const attemptOutcomes = Object.fromEntries(WEBHOOK_ATTEMPT_OUTCOMES.map((outcome) => [outcome, attemptsTotal.series({ outcome })])) as Record<WebhookAttemptOutcome, CounterSeries>;
   const webhooks = new WebhookService(em, clock, statements, deps.webhooks, logger, attemptOutcomes);
   registerBookingEventMetrics(deps.metrics, bus, statements);

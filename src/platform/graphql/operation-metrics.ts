@@ -28,6 +28,7 @@ export class OperationMetrics {
     this.durations = metrics.histogram(
       'gateway_graphql_operation_duration_seconds',
       'GraphQL operations over HTTP by operation name and outcome (ok, error, rejected): latency from the request to the response (the _count is the operation count)',
+      ['operation', 'outcome'],
     );
   }
 

@@ -28,7 +28,7 @@ export class RateLimits {
     private readonly pool: pg.Pool,
     metrics: Metrics,
   ) {
-    this.refusals = metrics.counter('gateway_rate_limit_refusals_total', 'Requests refused with 429 rate_limited, by budget (policy)');
+    this.refusals = metrics.counter('gateway_rate_limit_refusals_total', 'Requests refused with 429 rate_limited, by budget (policy)', ['policy']);
   }
 
   private limiter(policy: RateLimitPolicy): RateLimiterPostgres {

@@ -39,6 +39,7 @@ export class RequestMetrics {
     this.durations = metrics.histogram(
       'gateway_http_request_duration_seconds',
       'HTTP requests by route pattern, method and status: latency from arrival to the answer (the _count is the request count)',
+      ['route', 'method', 'status'],
     );
   }
 

@@ -11,21 +11,17 @@ export type GaugeSetter = (value: number, labels?: Record<string, string>) => vo
 
 /**
  * The process's Prometheus metrics: one registry per app (tests build several in one process), with
- * families that record without allocating (families.ts) and gauges read only when scraped.
+ * counters and histograms whose series callers keep (families.ts) and gauges read only when scraped.
  */
 export class Metrics {
   readonly registry = new Registry();
 
-  counter(name: string, help: string): CounterFamily {
-    const family = new CounterFamily(name, help);
-    this.registry.registerMetric(family.asMetric());
-    return family;
+  counter(name: string, help: string, labelNames: readonly string[]): CounterFamily {
+    return new CounterFamily(this.registry, name, help, labelNames);
   }
 
-  histogram(name: string, help: string, upperBounds: readonly number[] = LATENCY_BUCKETS_SECONDS): HistogramFamily {
-    const family = new HistogramFamily(name, help, upperBounds);
-    this.registry.registerMetric(family.asMetric());
-    return family;
+  histogram(name: string, help: string, labelNames: readonly string[], upperBounds: readonly number[] = LATENCY_BUCKETS_SECONDS): HistogramFamily {
+    return new HistogramFamily(this.registry, name, help, labelNames, upperBounds);
   }
 
   /** A gauge whose values `read` produces at scrape time; nothing runs between scrapes. */
