@@ -7,8 +7,9 @@ import { Migration } from '@mikro-orm/migrations';
  * endpoints, ten rows, each with two foreign-key checks and three index entries, about as much database
  * work as the rest of the create (`BENCH_SQL_STATS=1`, S5: 2.0 ms of 3.6 ms per `create_booking`),
  * and during a burst tens of thousands of them waited as due rows. Now the write queues its event
- * once (`webhook_fanout`, only when the agent has a matching endpoint), and each dispatcher pass turns
- * a few queued events into deliveries while fewer than a few hundred deliveries are due and claimable.
+ * once (`webhook_fanout`, only when the agent has a matching endpoint), and each process's fan-out
+ * loop turns queued events into deliveries in batches while fewer than a few hundred are due, so the
+ * dispatcher's claim never waits for it.
  * A burst waits as one row per event; the delivery log shows a delivery from the moment it is
  * created, milliseconds after the commit when the dispatcher is idle.
  *
@@ -44,14 +45,26 @@ export class Migration20261123060000_webhook_fanout extends Migration {
       end
       $$;`);
 
-    // Queued events become deliveries, due at once. The endpoints are the ones that existed and were
-    // enabled when the event happened (an endpoint disabled since gets its delivery, which fails as
-    // disabled, as when deliveries were written with the event).
+    // Queued events become deliveries, due at once, while fewer than p_due_below deliveries are due
+    // outside the caller's busy endpoints (a hanging endpoint's backlog must not hold up the other
+    // agents' events). The endpoints are the ones that existed and were enabled when the event happened
+    // (one disabled since gets its delivery, which fails as disabled, as when deliveries were written
+    // with the event). Answers how many events it took.
     this.addSql(`
-      create function fan_out_webhook_events(p_events int) returns int language sql as $$
-        with taken as (
+      create function fan_out_webhook_events(p_now timestamptz, p_busy_webhooks uuid[], p_due_below int, p_events int)
+      returns int language sql
+      set plan_cache_mode = force_custom_plan
+      set enable_bitmapscan = off
+      as $$
+        with due as (
+          select count(*) as n
+            from (select 1 from webhook_deliveries d
+                   where d.status = 'pending' and d.next_attempt_at <= p_now and d.webhook_id <> all (p_busy_webhooks)
+                   limit p_due_below) counted
+        ), taken as (
           delete from webhook_fanout f
-           where f.event_id in (select q.event_id from webhook_fanout q order by q.event_id limit p_events for update skip locked)
+           where (select n from due) < p_due_below
+             and f.event_id in (select q.event_id from webhook_fanout q order by q.event_id limit p_events for update skip locked)
           returning f.event_id
         ), created as (
           insert into webhook_deliveries (id, webhook_id, event_id, status, attempts, next_attempt_at, created_at)
@@ -62,48 +75,8 @@ export class Migration20261123060000_webhook_fanout extends Migration {
            where w.created_at <= e.created_at and (w.disabled_at is null or w.disabled_at > e.created_at)
           returning 1
         )
-        select count(*)::int from created;
-      $$;`);
-
-    // The claim first tops up the due deliveries from the queue (in its own statement, so the claim
-    // below sees them), only while fewer than four claims' worth are due and claimable here: deliveries
-    // are created about as fast as they are sent, and a slow endpoint's backlog (its places taken) does
-    // not stop other agents' events from becoming deliveries.
-    this.addSql(`
-      create or replace function claim_webhook_deliveries(p_now timestamptz, p_lease_until timestamptz, p_limit int, p_only uuid,
-                                                          p_in_flight uuid[], p_busy_webhooks uuid[], p_per_webhook int)
-      returns table (id uuid, attempts int, webhook_id uuid, url text, secret text, webhook_disabled boolean,
-                     event_id bigint, event_type text, event_created_at timestamptz, booking jsonb)
-      language sql
-      set plan_cache_mode = force_custom_plan
-      set enable_bitmapscan = off
-      as $$
-        select fan_out_webhook_events(p_limit)
-         where p_only is null
-           and (select count(*) from (select 1 from webhook_deliveries d
-                                       where d.status = 'pending' and d.next_attempt_at <= p_now
-                                         and d.id <> all (p_in_flight) and d.webhook_id <> all (p_busy_webhooks)
-                                       limit p_limit * 4) claimable) < p_limit * 4;
-
-        with candidates as (
-          select c.id, c.next_attempt_at, row_number() over (partition by c.webhook_id order by c.next_attempt_at, c.id) as place
-            from (select d.id, d.webhook_id, d.next_attempt_at from webhook_deliveries d
-                   where d.status = 'pending' and d.next_attempt_at <= p_now and (p_only is null or d.id = p_only)
-                     and d.id <> all (p_in_flight) and d.webhook_id <> all (p_busy_webhooks)
-                   order by d.next_attempt_at
-                   limit p_limit * 8) c
-        ), due as (
-          select d.id from webhook_deliveries d
-           where d.id = any (array(select c.id from candidates c where c.place <= p_per_webhook order by c.next_attempt_at limit p_limit))
-             -- Re-checked on the newest version of a row another claim leased meanwhile.
-             and d.status = 'pending' and d.next_attempt_at <= p_now
-           for update of d skip locked
-        ), leased as (
-          update webhook_deliveries d set next_attempt_at = p_lease_until from due where d.id = due.id
-          returning d.id, d.attempts, d.webhook_id, d.event_id
-        )
-        select l.id, l.attempts, w.id, w.url, w.secret, w.disabled_at is not null, e.id, e.type, e.created_at, e.booking
-          from leased l join webhooks w on w.id = l.webhook_id join booking_events e on e.id = l.event_id;
+        -- A data-modifying WITH runs to completion whether or not the answer reads it.
+        select count(*)::int from taken;
       $$;`);
   }
 }

@@ -122,8 +122,17 @@ export function createSchedulingModule(deps: SchedulingDeps) {
     logger,
     pass: () => webhooks.deliverDue(DISPATCH_CAPACITY),
   });
-  bus.onDeliveriesCommitted(() => dispatcher.kick());
   webhooks.onDeliveriesDue(() => dispatcher.kick());
+  // Events queued by commits become deliveries in batches, apart from the claims, so a claim never
+  // waits for them; woken by the commits and by a dispatcher that found too little due.
+  const fanOut = new BackgroundLoop({
+    name: 'webhook-fan-out',
+    intervalMs: DISPATCH_INTERVAL_MS,
+    logger,
+    pass: () => webhooks.fanOutQueuedEvents(),
+  });
+  bus.onDeliveriesCommitted(() => fanOut.kick());
+  webhooks.onDeliveriesRunningLow(() => fanOut.kick());
   // Reminders are found by a sweep over an index of unreminded bookings, not queued one job per booking.
   const reminders = new BackgroundLoop({
     name: 'reminder-sweep',
@@ -183,14 +192,15 @@ export function createSchedulingModule(deps: SchedulingDeps) {
     },
     /** Recurring series are extended to a year ahead every night. */
     crontab: `0 3 * * * ${EXTEND_HORIZONS_TASK}`,
-    /** The webhook dispatcher and the reminder sweep: background work of a process that runs jobs. */
+    /** The webhook fan-out and dispatcher and the reminder sweep: background work of a process that runs jobs. */
     startBackground() {
+      fanOut.start();
       dispatcher.start();
       reminders.start();
     },
     async stop() {
       bus.close();
-      await Promise.all([dispatcher.stop(), reminders.stop()]);
+      await Promise.all([fanOut.stop(), dispatcher.stop(), reminders.stop()]);
       await webhooks.settle();
     },
   };

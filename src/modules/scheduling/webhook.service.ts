@@ -14,7 +14,7 @@ import { HostResolutionError, HostResolver } from '../../platform/net/host-resol
 import type { AgentRecord } from './agent.service.js';
 import { BOOKING_EVENT_TYPES, type BookingEventType } from './entities/booking-event.entity.js';
 import { MAX_WEBHOOKS_PER_AGENT, Webhook, WebhookAttempt, WebhookDelivery, type DeliveryStatus } from './entities/webhook.entity.js';
-import { CLAIM_DELIVERIES, RECORD_ATTEMPTS, type AttemptOutcome, type ClaimedDelivery } from './sql/webhook.sql.js';
+import { CLAIM_DELIVERIES, FAN_OUT_EVENTS, RECORD_ATTEMPTS, type AttemptOutcome, type ClaimedDelivery } from './sql/webhook.sql.js';
 import { WriteBatcher } from '../../platform/db/write-batcher.js';
 import type { CounterSeries } from '../../platform/metrics/families.js';
 
@@ -23,6 +23,15 @@ export const DELIVER_WEBHOOK_TASK = 'deliver_webhook';
 
 /** Attempts in flight to one endpoint per process: a slow endpoint with a backlog keeps the others' places free. */
 const IN_FLIGHT_PER_WEBHOOK = 4;
+
+/**
+ * Queued events become deliveries while fewer than this many are due (eight claims' worth of a
+ * dispatcher): enough that the dispatcher never runs dry, few enough that a burst waits as one queued
+ * row per event instead of one due row per endpoint.
+ */
+const FAN_OUT_DUE_BELOW = 256;
+/** Events turned into deliveries per fan-out statement (up to 20 deliveries each). */
+const FAN_OUT_EVENTS_PER_PASS = 64;
 
 /** How long past the receiver timeout a claimed delivery stays leased to the process that claimed it. */
 const DELIVERY_LEASE_MARGIN_MS = 10_000;
@@ -96,6 +105,7 @@ export class WebhookService {
   private readonly resolver: HostResolver;
 
   private deliveriesDue: () => void = () => undefined;
+  private deliveriesRunningLow: () => void = () => undefined;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly inFlightByWebhook = new Map<string, number>();
   /** Aborted at shutdown: attempts in flight stop waiting for their receivers. */
@@ -217,6 +227,23 @@ export class WebhookService {
     this.deliveriesDue = kick;
   }
 
+  /** Who turns queued events into deliveries (the fan-out loop): told when a claim found fewer than it could take. */
+  onDeliveriesRunningLow(kick: () => void): void {
+    this.deliveriesRunningLow = kick;
+  }
+
+  /**
+   * One pass of the fan-out loop: queued events become deliveries while few are due, so the
+   * dispatcher always has work and a burst stays one row per event. Answers whether it took a full
+   * batch (more may be queued); wakes the dispatcher when it created any.
+   */
+  async fanOutQueuedEvents(): Promise<boolean> {
+    const [row] = await this.statements.rows(FAN_OUT_EVENTS, [this.clock.now(), this.busyWebhooks(), FAN_OUT_DUE_BELOW, FAN_OUT_EVENTS_PER_PASS]);
+    const taken = row?.taken ?? 0;
+    if (taken > 0) this.deliveriesDue();
+    return taken === FAN_OUT_EVENTS_PER_PASS;
+  }
+
   /**
    * One pass of the dispatcher: claims due deliveries (leased, so no other process takes them) for
    * the free places among `capacity` attempts in flight and starts them. A slow receiver holds one
@@ -242,6 +269,7 @@ export class WebhookService {
         });
       this.inFlight.set(delivery.id, attempt);
     }
+    if (claimed.length < free) this.deliveriesRunningLow();
     return claimed.length === free;
   }
 
@@ -298,8 +326,12 @@ export class WebhookService {
   }
 
   private claim(now: Date, limit: number, only: string | null): Promise<ClaimedDelivery[]> {
-    const busy = [...this.inFlightByWebhook].filter(([, count]) => count >= IN_FLIGHT_PER_WEBHOOK).map(([webhookId]) => webhookId);
-    return this.statements.rows(CLAIM_DELIVERIES, [now, this.leaseUntil(now), limit, only, [...this.inFlight.keys()], busy, IN_FLIGHT_PER_WEBHOOK]);
+    return this.statements.rows(CLAIM_DELIVERIES, [now, this.leaseUntil(now), limit, only, [...this.inFlight.keys()], this.busyWebhooks(), IN_FLIGHT_PER_WEBHOOK]);
+  }
+
+  /** Endpoints with every place of this process taken: their backlog is not claimable here now. */
+  private busyWebhooks(): string[] {
+    return [...this.inFlightByWebhook].filter(([, count]) => count >= IN_FLIGHT_PER_WEBHOOK).map(([webhookId]) => webhookId);
   }
 
   private leaseUntil(now: Date): Date {

@@ -244,7 +244,7 @@ describe('webhooks', () => {
       const hook = await receiver();
       await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(owner.token), payload: { url: hook.url } });
       await createBooking(quiet, owner, '2032-07-01T09:00:00Z', '2032-07-01T10:00:00Z');
-      await quiet.query('select fan_out_webhook_events(10)'); // what a dispatcher pass does first
+      await quiet.query(`select fan_out_webhook_events(now(), '{}', 1000, 10)`); // what the fan-out loop does
       const [delivery] = await quiet.query<{ id: string; webhook_id: string }>('select id, webhook_id from webhook_deliveries');
       const outcome = (deliveryId: string, webhookId: string) => ({
         delivery_id: deliveryId,
@@ -281,7 +281,7 @@ describe('webhooks', () => {
       const hook = await receiver();
       await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(owner.token), payload: { url: hook.url } });
       for (const day of ['01', '02', '03', '04']) await createBooking(quiet, owner, `2032-08-${day}T09:00:00Z`, `2032-08-${day}T10:00:00Z`);
-      await quiet.query('select fan_out_webhook_events(10)');
+      await quiet.query(`select fan_out_webhook_events(now(), '{}', 1000, 10)`);
       const pending = await quiet.query<{ id: string; webhook_id: string }>('select id, webhook_id from webhook_deliveries order by created_at, id');
       expect(pending).toHaveLength(4);
       const outcome = (delivery: { id: string; webhook_id: string }, status: 'delivered' | 'failed', finishedSecond: number) => ({
@@ -424,6 +424,8 @@ describe('deliveries created just in time', () => {
   afterAll(() => quiet.close());
 
   const count = async (sql: string, params: unknown[] = []) => (await quiet.query<{ n: number }>(sql, params))[0]!.n;
+  const fanOut = async (dueBelow: number, events: number, busy: string[] = []) =>
+    (await quiet.query<{ taken: number }>('select fan_out_webhook_events($1, $2::uuid[], $3, $4) as taken', [clock.now(), busy, dueBelow, events]))[0]!.taken;
   const claim = (limit: number) =>
     quiet.query(`select * from claim_webhook_deliveries($1, $2, $3, null, '{}'::uuid[], '{}'::uuid[], 4)`, [clock.now(), new Date(clock.now().getTime() + 60_000), limit]);
 
@@ -438,13 +440,13 @@ describe('deliveries created just in time', () => {
     expect(queued.map((row) => row.agent_id)).toEqual([withHooks.id]);
     expect(await count('select count(*)::int as n from webhook_deliveries')).toBe(0);
 
-    expect(await count('select fan_out_webhook_events(10) as n')).toBe(2);
+    expect(await fanOut(1000, 10)).toBe(1);
     const created = await quiet.query<{ event_id: string; booking_id: string }>(
       'select d.event_id::text, e.booking_id from webhook_deliveries d join booking_events e on e.id = d.event_id',
     );
     expect(created.map((row) => row.booking_id)).toEqual([booked[0]!.id, booked[0]!.id]);
     expect(await count('select count(*)::int as n from webhook_fanout')).toBe(0);
-    expect(await count('select fan_out_webhook_events(10) as n')).toBe(0); // nothing is fanned out twice
+    expect(await fanOut(1000, 10)).toBe(0); // nothing is fanned out twice
   });
 
   it('sends an event to the endpoints registered and enabled when it happened', async () => {
@@ -458,7 +460,7 @@ describe('deliveries created just in time', () => {
     await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(owner.token), payload: { url: 'http://127.0.0.1:9/new' } });
     await quiet.query('update webhooks set disabled_at = $2 where id = $1', [disabledLater.id, clock.now()]);
 
-    await quiet.query('select fan_out_webhook_events(10)');
+    await fanOut(1000, 10);
     const targets = await quiet.query<{ webhook_id: string }>(
       'select d.webhook_id from webhook_deliveries d join webhooks w on w.id = d.webhook_id where w.agent_id = $1 order by w.url',
       [owner.id],
@@ -466,23 +468,34 @@ describe('deliveries created just in time', () => {
     expect(targets.map((row) => row.webhook_id)).toEqual([early.id, disabledLater.id]);
   });
 
-  it('creates deliveries about as fast as they are claimed: a backlog waits as one queued row per event', async () => {
+  it('turns queued events into deliveries only while few are due, not counting endpoints this process keeps busy', async () => {
     const agent = await createAgent(quiet, root);
-    for (const n of [1, 2, 3]) await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(agent.token), payload: { url: `http://127.0.0.1:9/${n}` } });
+    const hooks: string[] = [];
+    for (const n of [1, 2, 3]) {
+      hooks.push((await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(agent.token), payload: { url: `http://127.0.0.1:9/${n}` } })).json().id);
+    }
     await quiet.query('delete from webhook_deliveries');
     for (let day = 1; day <= 20; day++) {
       const start = new Date(Date.UTC(2031, 6, day, 9));
       await createBooking(quiet, agent, start.toISOString(), new Date(start.getTime() + 3_600_000).toISOString());
     }
+    const deliveries = () => count('select count(*)::int as n from webhook_deliveries');
     expect(await count('select count(*)::int as n from webhook_fanout')).toBe(20);
 
-    // A claim of 2 tops up while fewer than 8 deliveries are due: 2 events (6 deliveries), then 2 more, then none.
-    expect(await claim(2)).toHaveLength(2);
-    expect(await count('select count(*)::int as n from webhook_deliveries')).toBe(6);
-    expect(await claim(2)).toHaveLength(2);
-    expect(await count('select count(*)::int as n from webhook_deliveries')).toBe(12);
-    expect(await claim(2)).toHaveLength(2);
-    expect(await count('select count(*)::int as n from webhook_deliveries')).toBe(12);
-    expect(await count('select count(*)::int as n from webhook_fanout')).toBe(16);
+    // Below 8 due: 2 events (3 deliveries each) per pass, then nothing while 8 or more are due.
+    expect(await fanOut(8, 2)).toBe(2);
+    expect(await deliveries()).toBe(6);
+    expect(await fanOut(8, 2)).toBe(2);
+    expect(await deliveries()).toBe(12);
+    expect(await fanOut(8, 2)).toBe(0);
+    // Claimed (leased) deliveries are no longer due: 12 - 6 = 6 due, so the next pass tops up again.
+    expect(await claim(6)).toHaveLength(6);
+    expect(await fanOut(8, 2)).toBe(2);
+    expect(await deliveries()).toBe(18);
+    // Due deliveries of endpoints this process keeps busy do not count: a hanging endpoint's backlog
+    // cannot hold up other agents' events.
+    expect(await fanOut(8, 2)).toBe(0);
+    expect(await fanOut(8, 2, hooks)).toBe(2);
+    expect(await count('select count(*)::int as n from webhook_fanout')).toBe(12);
   });
 });

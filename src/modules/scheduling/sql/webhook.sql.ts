@@ -29,6 +29,15 @@ export const CLAIM_DELIVERIES = namedStatement<
      from claim_webhook_deliveries($1, $2, $3, $4::uuid, $5::uuid[], $6::uuid[], $7::int)`,
 );
 
+/**
+ * Queued events (`webhook_fanout`) become deliveries, at most `events` of them, while fewer than
+ * `dueBelow` deliveries are due outside `busyWebhooks`; answers how many events it took.
+ */
+export const FAN_OUT_EVENTS = namedStatement<[now: Date, busyWebhooks: string[], dueBelow: number, events: number], { taken: number }>(
+  'fan_out_webhook_events',
+  'select fan_out_webhook_events($1, $2::uuid[], $3::int, $4::int) as taken',
+);
+
 /** One attempt's outcome, as `record_webhook_attempts` reads it. */
 export interface AttemptOutcome {
   delivery_id: string;
