@@ -1,12 +1,6 @@
 import type { TestApp } from '../harness.js';
 import type { AgentWithToken } from './agents.js';
 
-export interface BookingBody {
-  agentId: string;
-  startsAt: string;
-  endsAt: string;
-}
-
 export function postBooking(t: TestApp, agent: AgentWithToken, body: Record<string, unknown>, headers: Record<string, string> = {}) {
   return t.rest({
     method: 'POST',

@@ -8,12 +8,16 @@ describe('parseRule', () => {
   const start = new Date('2026-01-05T09:00:00Z');
 
   it.each([
-    ['FREQ=WEEKLY;COUNT=3'],
-    ['RRULE:FREQ=WEEKLY;BYDAY=MO,WE;UNTIL=20260301T000000Z'],
-    ['DTSTART;TZID=Europe/Berlin:20260105T100000\nRRULE:FREQ=DAILY;COUNT=2'],
-    ['FREQ=YEARLY;BYMONTHDAY=29;BYMONTH=2'],
-  ])('accepts %p', (text) => {
-    expect(() => parseRule(text, start)).not.toThrow();
+    ['FREQ=WEEKLY;COUNT=3', 'UTC', ['2026-01-05T09:00:00.000Z', '2026-01-12T09:00:00.000Z']],
+    ['RRULE:FREQ=WEEKLY;BYDAY=MO,WE;UNTIL=20260301T000000Z', 'UTC', ['2026-01-05T09:00:00.000Z', '2026-01-07T09:00:00.000Z']],
+    ['DTSTART;TZID=Europe/Berlin:20260105T100000\nRRULE:FREQ=DAILY;COUNT=2', 'Europe/Berlin', ['2026-01-05T09:00:00.000Z', '2026-01-06T09:00:00.000Z']],
+    // The booking's own start is the first occurrence even where the rule would not match it (RFC 5545 DTSTART).
+    ['FREQ=YEARLY;BYMONTHDAY=29;BYMONTH=2', 'UTC', ['2026-01-05T09:00:00.000Z', '2028-02-29T09:00:00.000Z']],
+  ])('accepts %p, in its zone, with its first occurrences', (text, zone, firstStarts) => {
+    const parsed = parseRule(text, start);
+    expect(parsed.zone).toBe(zone);
+    const first = expandRule(parsed, { startsAt: start, endsAt: new Date(start.getTime() + 3_600_000) }, { limit: 2 });
+    expect(first.map((occurrence) => occurrence.startsAt.toISOString())).toEqual(firstStarts);
   });
 
   it.each([
