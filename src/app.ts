@@ -27,6 +27,7 @@ import { Metrics, registerMetricsRoute } from './platform/metrics/metrics.js';
 import { registerPoolMetrics } from './platform/db/pool-metrics.js';
 import { registerHealthRoutes } from './platform/http/health.js';
 import { registerOpenApi } from './platform/http/openapi.js';
+import { registerSecurityHeaders } from './platform/http/security-headers.js';
 import { registerWebPages } from './platform/http/web-pages.js';
 import { compileValidator, installJsonBodyParser } from './platform/http/validation.js';
 import { startJobRunner, type TaskHandler } from './platform/jobs/queue.js';
@@ -86,6 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: config.trustProxy === false ? false : trust,
     routerOptions: { ignoreTrailingSlash: true },
   });
+  await registerSecurityHeaders(app);
   app.setValidatorCompiler(compileValidator);
   installJsonBodyParser(app);
   installErrorHandlers(app);

@@ -53,6 +53,26 @@ describe('platform HTTP surface', () => {
     expect(response.json()).toEqual({ error: 'not_found', message: expect.stringContaining('/api/nothing-here') });
   });
 
+  it('sends nosniff, no-referrer and frame and transport headers on API answers, errors and pages, and keeps each page’s own CSP', async () => {
+    const answers = {
+      api: await t.rest({ method: 'GET', url: '/api/tools' }),
+      error: await t.rest({ method: 'GET', url: '/api/nothing-here' }),
+      graphql: await t.rest({ method: 'POST', url: '/graphql', payload: { query: '{ __typename }' } }),
+      page: await t.rest({ method: 'GET', url: '/browse' }),
+    };
+    for (const [name, response] of Object.entries(answers)) {
+      expect([name, response.headers['x-content-type-options'], response.headers['referrer-policy'], response.headers['x-frame-options']]).toEqual([
+        name,
+        'nosniff',
+        'no-referrer',
+        'SAMEORIGIN',
+      ]);
+      expect(response.headers['strict-transport-security']).toMatch(/max-age=\d+/);
+    }
+    expect(answers.page.headers['content-security-policy']).toContain("default-src 'self'");
+    expect(answers.api.headers['content-security-policy']).toBeUndefined();
+  });
+
   it('echoes a well-formed X-Request-Id and invents one otherwise', async () => {
     const given = await t.rest({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'trace-123' } });
     expect(given.headers['x-request-id']).toBe('trace-123');

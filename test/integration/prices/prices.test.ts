@@ -68,6 +68,29 @@ describe('GPU price feed', () => {
     expect(unknown.headers['access-control-allow-origin']).toBe('*');
   });
 
+  it('opens CORS for reads of the feed only: no preflight for the admin ingest or any other path', async () => {
+    const preflight = (url: string, method: string) =>
+      a.rest({ method: 'OPTIONS', url, headers: { origin: 'https://elsewhere.example', 'access-control-request-method': method } });
+    const feed = await preflight('/api/v1/prices?x=1', 'GET');
+    expect(feed.statusCode).toBe(204);
+    expect(feed.headers['access-control-allow-methods']).toBe('GET, HEAD');
+    for (const [url, method] of [
+      ['/api/v1/prices/snapshots', 'POST'],
+      ['/api/v1/prices', 'POST'],
+      ['/api/bookings', 'POST'],
+      ['/api/bookings', 'GET'],
+      ['/browse', 'GET'],
+    ] as const) {
+      const refused = await preflight(url, method);
+      expect([url, method, refused.statusCode, refused.headers['access-control-allow-origin']]).toEqual([url, method, 404, undefined]);
+    }
+    const ingest = await a.rest({ method: 'POST', url: '/api/v1/prices/snapshots', headers: { origin: 'https://elsewhere.example' }, payload: { rows: [] } });
+    expect(ingest.headers['access-control-allow-origin']).toBeUndefined();
+    const read = await a.rest({ method: 'GET', url: '/api/v1/prices/h100', headers: { origin: 'https://elsewhere.example' } });
+    expect(read.headers['access-control-allow-origin']).toBe('*');
+    expect(read.headers['cross-origin-resource-policy']).toBe('cross-origin');
+  });
+
   it('guards ingest with ADMIN_TOKEN: 404 when unset, 401 without or with a wrong token, 400 for unknown slugs', async () => {
     const row = { slug: 'h100', provider: 'aws', spot_price_usd: 2, on_demand_price_usd: 6 };
     expect((await ingest({ rows: [row] }, ADMIN_TOKEN, b)).statusCode).toBe(404);

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
-import fastifyCors from '@fastify/cors';
-import type { FastifyInstance } from 'fastify';
+import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../../platform/errors.js';
 import { SECURITY } from '../../../platform/http/openapi.js';
 import { GPU_SLUGS, PROVIDERS, REFRESH_INTERVAL_MINUTES } from '../catalog.js';
@@ -48,11 +48,31 @@ interface SnapshotBody {
   rows: { slug: string; provider: string; spot_price_usd: number | null; on_demand_price_usd: number | null }[];
 }
 
+/** The feed's read paths: `/api/v1/prices` and `/api/v1/prices/<gpu>`, any query string. */
+const FEED_PATH = /^\/api\/v1\/prices(?:\/[^/?]+)?\/?(?:\?|$)/;
+
+/**
+ * Whether CORS applies: reads of the feed (and their preflight) only. @fastify/cors answers preflight
+ * for every path of the server through its `OPTIONS *` route, so the decision is made per request;
+ * anything else (the admin ingest, every other API path) gets no CORS header and a 404 preflight.
+ */
+function isFeedRead(request: FastifyRequest): boolean {
+  if (!FEED_PATH.test(request.url)) return false;
+  const method = request.method === 'OPTIONS' ? request.headers['access-control-request-method'] : request.method;
+  return method === 'GET' || method === 'HEAD';
+}
+
 /** The open, CORS-enabled GPU price feed (seed 002) and its admin ingest route. */
 export function registerPriceRoutes(app: FastifyInstance, prices: PriceService, adminToken: string | undefined): void {
   app.register(async (scope) => {
-    // Every price-feed answer, errors and preflight included, is readable from any origin.
-    await scope.register(fastifyCors, { origin: '*', methods: ['GET', 'POST', 'OPTIONS'], allowedHeaders: ['content-type', 'authorization'] });
+    // Every answer of a feed read, errors and preflight included, is readable from any origin.
+    await scope.register(fastifyCors, () => (request: FastifyRequest, settle: (error: Error | null, options: FastifyCorsOptions) => void) =>
+      settle(null, isFeedRead(request) ? { origin: '*', methods: ['GET', 'HEAD'] } : { origin: false }),
+    );
+    // An open feed may also be embedded by other sites (helmet's default Cross-Origin-Resource-Policy is same-origin).
+    scope.addHook('onSend', async (request, reply) => {
+      if (isFeedRead(request)) reply.header('cross-origin-resource-policy', 'cross-origin');
+    });
 
     scope.get(
       '/api/v1/prices',
