@@ -15,6 +15,15 @@ export type { AgentRecord } from './sql/agent.sql.js';
 export const AGENT_LIMITS = {
   nameMaxLength: 120,
   idempotencyKeyMaxLength: 255,
+  /** One page of `Agent.children`. */
+  childrenDefault: 50,
+  childrenMax: 100,
+  /**
+   * Child agents in one GraphQL operation, over every `children` page of it. Pages nest
+   * (`children { children { … } }`), up to 100 times per level; graphql-armor's cost multiplies a
+   * selection by a literal `first` only, not by a variable or the default, which it cannot see.
+   */
+  childrenPerOperation: 1_000,
 } as const;
 
 export const AGENT_TOKEN_PREFIX = 'agt_';
