@@ -5,7 +5,7 @@ import type { PresentedCredential } from '../../platform/auth/credentials.js';
 import { toAppError } from '../../platform/errors.js';
 import type { Logger } from '../../platform/logger.js';
 import type { AgentService, BookingService, ProposalService } from '../scheduling/index.js';
-import { presentProposal, toBookingItem } from '../scheduling/index.js';
+import { BOOKING_LIMITS, presentProposal, toBookingItem } from '../scheduling/index.js';
 import type { TokenAnalyticsService, TokenReadBudget } from '../token-analytics/index.js';
 import { presentAnalytics, presentSafety } from '../token-analytics/index.js';
 
@@ -79,12 +79,16 @@ export function createMcpServer(deps: McpDeps, credential: PresentedCredential, 
     'list_bookings',
     {
       description: "The calling agent's bookings (confirmed and cancelled) intersecting [from, to), by start time.",
-      inputSchema: { from: dateTime.optional(), to: dateTime.optional(), limit: z.number().int().min(1).max(200).optional() },
+      inputSchema: {
+        from: dateTime.optional(),
+        to: dateTime.optional(),
+        limit: z.number().int().min(1).max(BOOKING_LIMITS.listMax).optional().describe(`1 to ${BOOKING_LIMITS.listMax}; default ${BOOKING_LIMITS.listDefault}`),
+      },
       annotations: { readOnlyHint: true },
     },
     ({ from, to, limit }) =>
       answer(async () => {
-        const page = await deps.bookings.list(await asAgent(), { from: from ? new Date(from) : undefined, to: to ? new Date(to) : undefined }, limit ?? 50);
+        const page = await deps.bookings.list(await asAgent(), { from: from ? new Date(from) : undefined, to: to ? new Date(to) : undefined }, limit ?? BOOKING_LIMITS.listDefault);
         return { items: page.items.map(toBookingItem) };
       }, deps.logger),
   );

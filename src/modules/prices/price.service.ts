@@ -66,6 +66,12 @@ function toView(row: FeedRow): PriceView {
 }
 
 /**
+ * One `gpuPriceHistory` answer. The refresh adds a row per provider every 30 minutes: 5,000 rows
+ * are three months of one provider or two weeks of all seven, about 1 MiB of JSON.
+ */
+export const PRICE_HISTORY_LIMITS = { maxRows: 5_000 } as const;
+
+/**
  * GPU price snapshots and the current feed. The feed is computed from the database once and then
  * served from memory until any process adds a snapshot (a NOTIFY drops every process's copy).
  */
@@ -128,7 +134,11 @@ export class PriceService {
     return this.em.fork().transactional((tx) => this.insertSnapshot(tx, input));
   }
 
-  /** Every snapshot's row for a GPU (optionally one provider) inside [from, to), oldest first. */
+  /**
+   * Every snapshot's row for a GPU (optionally one provider) inside [from, to), oldest first; a
+   * window holding more than `PRICE_HISTORY_LIMITS.maxRows` rows is refused rather than cut, so an
+   * answer is never silently partial.
+   */
   async history(slug: string, provider: string | undefined, from: Date | undefined, to: Date | undefined): Promise<PriceView[]> {
     if (!isGpuSlug(slug)) throw new AppError('not_found', `no GPU ${slug}`);
     if (provider !== undefined && !isProvider(provider)) throw AppError.validation({ provider: 'is not a known provider' });
@@ -137,9 +147,13 @@ export class PriceService {
          from price_rows r join price_snapshots s on s.id = r.snapshot_id
         where r.gpu_slug = ? and (?::text is null or r.provider = ?::text)
           and (?::timestamptz is null or s.taken_at >= ?::timestamptz) and (?::timestamptz is null or s.taken_at < ?::timestamptz)
-        order by s.taken_at, s.id, r.provider`,
-      [slug, provider ?? null, provider ?? null, from ?? null, from ?? null, to ?? null, to ?? null],
+        order by s.taken_at, s.id, r.provider
+        limit ?`,
+      [slug, provider ?? null, provider ?? null, from ?? null, from ?? null, to ?? null, to ?? null, PRICE_HISTORY_LIMITS.maxRows + 1],
     );
+    if (rows.length > PRICE_HISTORY_LIMITS.maxRows) {
+      throw AppError.validation({ from: `the window holds more than ${PRICE_HISTORY_LIMITS.maxRows} rows: narrow [from, to) or name a provider` });
+    }
     return rows.map(toView);
   }
 

@@ -6,6 +6,7 @@ import type { Notifications } from '../../platform/db/notifications.js';
 import { violatedConstraint } from '../../platform/db/pg-errors.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
+import { freeFormObjectProblem } from '../../platform/free-form-object.js';
 import { Agent } from './entities/agent.entity.js';
 import { AGENT_BY_TOKEN_HASH, agentRecordOf, toAgentRecord, type AgentRecord } from './sql/agent.sql.js';
 
@@ -14,6 +15,15 @@ export type { AgentRecord } from './sql/agent.sql.js';
 export const AGENT_LIMITS = {
   nameMaxLength: 120,
   idempotencyKeyMaxLength: 255,
+  /** One page of `Agent.children`. */
+  childrenDefault: 50,
+  childrenMax: 100,
+  /**
+   * Child agents in one GraphQL operation, over every `children` page of it. Pages nest
+   * (`children { children { … } }`), up to 100 times per level; graphql-armor's cost multiplies a
+   * selection by a literal `first` only, not by a variable or the default, which it cannot see.
+   */
+  childrenPerOperation: 1_000,
 } as const;
 
 export const AGENT_TOKEN_PREFIX = 'agt_';
@@ -47,6 +57,10 @@ function validate(input: CreateAgentInput): void {
     errors.idempotency_key = `must be 1 to ${AGENT_LIMITS.idempotencyKeyMaxLength} characters`;
   }
   if (input.bootstrap !== undefined && input.bootstrap !== true) errors.bootstrap = 'must be true';
+  for (const field of ['metadata', 'config'] as const) {
+    const problem = input[field] === undefined ? null : freeFormObjectProblem(input[field]);
+    if (problem) errors[field] = problem;
+  }
   if (Object.keys(errors).length) throw AppError.validation(errors);
 }
 

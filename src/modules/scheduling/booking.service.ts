@@ -24,6 +24,16 @@ export const BOOKING_LIMITS = {
   maxOccurrences: 2000,
 } as const;
 
+/**
+ * What one `freeBusy` question may cover. A quarter is the longest window calendar views ask for;
+ * the slot bound keeps the answer (at most that many busy and one more free intervals) a few
+ * hundred KiB whatever the calendar holds: slots are not bounded per agent over time.
+ */
+export const FREE_BUSY_LIMITS = {
+  maxWindowDays: 92,
+  maxBookedSlots: 2_000,
+} as const;
+
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Reminder jobs queued before the reminder sweep existed still run under this name. */
@@ -247,12 +257,19 @@ export class BookingService {
   /** Busy intervals (merged) of the caller's calendar inside `[from, to)`, and the free gaps. */
   async freeBusy(actor: AgentRecord, from: Date, to: Date): Promise<{ busy: Slot[]; free: Slot[] }> {
     checkWindow({ from, to });
+    if (to.getTime() - from.getTime() > FREE_BUSY_LIMITS.maxWindowDays * DAY_MS) {
+      throw AppError.validation({ to: `must be at most ${FREE_BUSY_LIMITS.maxWindowDays} days after from` });
+    }
     const rows = await this.em.execute<{ starts_at: Date; ends_at: Date }[]>(
       `select starts_at, ends_at from booking_slots
         where agent_id = ? and tstzrange(starts_at, ends_at, '[)') && tstzrange(?, ?, '[)')
-        order by starts_at`,
-      [actor.id, from, to],
+        order by starts_at
+        limit ?`,
+      [actor.id, from, to, FREE_BUSY_LIMITS.maxBookedSlots + 1],
     );
+    if (rows.length > FREE_BUSY_LIMITS.maxBookedSlots) {
+      throw AppError.validation({ to: `the window holds more than ${FREE_BUSY_LIMITS.maxBookedSlots} booked slots: ask for a shorter one` });
+    }
     const busy: Slot[] = [];
     for (const row of rows) {
       const slot = {

@@ -58,6 +58,7 @@ export { AgentService, type AgentRecord } from './agent.service.js';
 export type { BookingService } from './booking.service.js';
 export type { ProposalService } from './proposal.service.js';
 export { toBookingItem } from './booking-item.js';
+export { BOOKING_LIMITS } from './booking.service.js';
 export { presentProposal } from './rest/proposal.routes.js';
 
 export const schedulingEntities = [Agent, Booking, BookingSlot, IdempotencyKey, Proposal, BookingEvent, Webhook, WebhookDelivery, WebhookAttempt];
@@ -157,7 +158,7 @@ export function createSchedulingModule(deps: SchedulingDeps) {
     resolvers: [new AgentResolver(agents), new BookingResolver(bookings), new ProposalResolver(proposals), new WebhookResolver(webhooks), new BookingEventResolver()],
     createContext: (base: PlatformContext): SchedulingContext['scheduling'] => {
       let actor: Promise<AgentRecord> | undefined;
-      const loaders = createSchedulingLoaders(base.em, statements);
+      const loaders = createSchedulingLoaders(statements);
       const authenticated = () =>
         (actor ??= agents.authenticate(base.credential).then((agent) => {
           loaders.prime(agent);

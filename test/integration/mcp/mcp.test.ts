@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
 import { MINT, pair, startFakeScreener } from '../../factories/fake-screener.js';
+import { BOOKING_LIMITS } from '../../../src/modules/scheduling/index.js';
 import { startTestApp, type TestApp } from '../../harness.js';
 
 describe('MCP at /mcp through the SDK client', () => {
@@ -93,5 +94,13 @@ describe('MCP at /mcp through the SDK client', () => {
     expect(await call(anonymous, 'list_bookings', {})).toEqual({ isError: true, body: { error: 'unauthorized', message: expect.any(String) } });
     const forged = await connect('agt_forged');
     expect((await call(forged, 'create_booking', { startsAt: '2031-02-01T09:00:00Z', endsAt: '2031-02-01T10:00:00Z' })).body.error).toBe('unauthorized');
+  });
+
+  it(`list_bookings takes limit up to ${BOOKING_LIMITS.listMax} and refuses one more, naming limit`, async () => {
+    const asAgent = await connect((await createAgent(t, root)).token);
+    expect(await call(asAgent, 'list_bookings', { limit: BOOKING_LIMITS.listMax })).toEqual({ isError: false, body: { items: [] } });
+    const refused = await asAgent.callTool({ name: 'list_bookings', arguments: { limit: BOOKING_LIMITS.listMax + 1 } });
+    expect(refused.isError).toBe(true);
+    expect((refused.content as { text: string }[])[0]!.text).toMatch(/limit/);
   });
 });

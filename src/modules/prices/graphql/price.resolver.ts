@@ -1,7 +1,7 @@
 import { Arg, Field, Float, ID, Int, ObjectType, Query, registerEnumType, Resolver, Root, Subscription } from 'type-graphql';
 import type { Clock } from '../../../platform/clock.js';
 import { freshnessOf } from '../catalog.js';
-import type { PriceService, PriceView, SnapshotAdded } from '../price.service.js';
+import { PRICE_HISTORY_LIMITS, type PriceService, type PriceView, type SnapshotAdded } from '../price.service.js';
 
 export enum PriceKind {
   SPOT = 'spot',
@@ -85,7 +85,11 @@ export class PriceResolver {
     return feed.prices.filter((row) => !provider || row.provider === provider).map((row) => this.node(row));
   }
 
-  @Query(() => [GpuPriceNode], { description: "Every snapshot's price of a GPU inside [from, to), oldest first." })
+  @Query(() => [GpuPriceNode], {
+    description:
+      "Every snapshot's price of a GPU inside [from, to), oldest first. " +
+      `A window holding more than ${PRICE_HISTORY_LIMITS.maxRows} rows is a \`validation\` error naming \`from\`: narrow it or name a provider.`,
+  })
   async gpuPriceHistory(
     @Arg('gpu') gpu: string,
     @Arg('provider', () => String, { nullable: true }) provider?: string | null,

@@ -1,8 +1,11 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { AgentService } from '../agent.service.js';
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { AppError } from '../../../platform/errors.js';
+import { AGENT_LIMITS, type AgentService } from '../agent.service.js';
+import { isUuid } from '../input-checks.js';
 import { NEXT_STEP } from '../rest/agent.presenter.js';
 import type { SchedulingContext } from './context.js';
+import { checkLimit } from './limits.js';
 import { AgentNode, CreateAgentInput, CreateAgentPayload, NextStep } from './agent.types.js';
 
 @Resolver(() => AgentNode)
@@ -58,8 +61,22 @@ export class AgentResolver {
     return AgentNode.from(await ctx.scheduling.loadAgent(agent.parentId));
   }
 
-  @FieldResolver(() => [AgentNode], { description: 'Agents this one created, oldest first.' })
-  async children(@Root() agent: AgentNode, @Ctx() ctx: SchedulingContext): Promise<AgentNode[]> {
-    return (await ctx.scheduling.childrenByParentId.load(agent.id)).map((child) => AgentNode.from(child));
+  @FieldResolver(() => [AgentNode], {
+    description:
+      `Agents this one created, oldest first: \`first\` of them (1 to ${AGENT_LIMITS.childrenMax}) after the child \`after\`; ` +
+      'a shorter page is the last, else pass its last id as `after`. ' +
+      `One operation answers at most ${AGENT_LIMITS.childrenPerOperation} children in all (\`limit_exceeded\`).`,
+  })
+  async children(
+    @Root() agent: AgentNode,
+    @Ctx() ctx: SchedulingContext,
+    @Arg('first', () => Int, { defaultValue: AGENT_LIMITS.childrenDefault }) first = AGENT_LIMITS.childrenDefault as number,
+    @Arg('after', () => ID, { nullable: true }) after?: string | null,
+  ): Promise<AgentNode[]> {
+    checkLimit('first', first, AGENT_LIMITS.childrenMax);
+    if (after && !isUuid(after)) throw AppError.validation({ after: 'is not the id of an agent' });
+    const page = await ctx.scheduling.childrenPage.load({ parentId: agent.id, first, after: after ?? null });
+    ctx.scheduling.countChildren(page.length);
+    return page.map((child) => AgentNode.from(child));
   }
 }

@@ -1,5 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import { FREE_FORM_OBJECT_RULE } from '../../../platform/free-form-object.js';
 import type { AgentRecord } from '../sql/agent.sql.js';
 
 @ObjectType('Agent', { simpleResolvers: true, description: 'An agent seat: owns a calendar and one credential.' })
@@ -59,10 +60,10 @@ export class CreateAgentInput {
   @Field({ description: '1 to 120 characters.' })
   name!: string;
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: FREE_FORM_OBJECT_RULE })
   metadata?: Record<string, unknown>;
 
-  @Field(() => GraphQLJSONObject, { nullable: true })
+  @Field(() => GraphQLJSONObject, { nullable: true, description: FREE_FORM_OBJECT_RULE })
   config?: Record<string, unknown>;
 
   @Field({ nullable: true, description: '1 to 255 characters, unique per installation; a reused key answers `conflict`.' })

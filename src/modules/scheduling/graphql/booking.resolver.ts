@@ -1,6 +1,6 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { AppError } from '../../../platform/errors.js';
-import { BOOKING_LIMITS, type BookingCursor, type BookingService } from '../booking.service.js';
+import { BOOKING_LIMITS, FREE_BUSY_LIMITS, type BookingCursor, type BookingService } from '../booking.service.js';
 import { isUuid } from '../input-checks.js';
 import { AgentNode } from './agent.types.js';
 import {
@@ -56,7 +56,7 @@ export class BookingResolver {
     return BookingNode.from(await this.calendar.get(actor, id));
   }
 
-  @Query(() => [SlotNode], { description: 'The next concrete occurrences of a booking, from now.' })
+  @Query(() => [SlotNode], { description: `The next \`limit\` concrete occurrences of a booking, from now (1 to ${BOOKING_LIMITS.listMax}).` })
   async occurrences(
     @Arg('bookingId', () => ID) bookingId: string,
     @Ctx() ctx: SchedulingContext,
@@ -66,7 +66,12 @@ export class BookingResolver {
     return (await this.calendar.occurrences(actor, bookingId, checkLimit('limit', limit, BOOKING_LIMITS.listMax))).map(SlotNode.from);
   }
 
-  @Query(() => FreeBusy, { description: "Busy and free intervals of the caller's calendar inside [from, to)." })
+  @Query(() => FreeBusy, {
+    description:
+      "Busy and free intervals of the caller's calendar inside [from, to). " +
+      `The window spans at most ${FREE_BUSY_LIMITS.maxWindowDays} days and ${FREE_BUSY_LIMITS.maxBookedSlots} booked slots; ` +
+      'a longer or fuller one is a `validation` error naming `to`.',
+  })
   async freeBusy(@Arg('from') from: Date, @Arg('to') to: Date, @Ctx() ctx: SchedulingContext): Promise<FreeBusy> {
     const actor = await ctx.scheduling.actor();
     const { busy, free } = await this.calendar.freeBusy(actor, from, to);

@@ -1,31 +1,62 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
 import type { Statements } from '../../../platform/db/statements.js';
-import { Agent } from '../entities/agent.entity.js';
-import { AGENTS_BY_ID, agentRecordOf, toAgentRecord, type AgentRecord } from '../sql/agent.sql.js';
+import { AppError } from '../../../platform/errors.js';
+import { AGENT_LIMITS } from '../agent.service.js';
+import { AGENTS_BY_ID, CHILDREN_PAGES, toAgentRecord, type AgentRecord } from '../sql/agent.sql.js';
+
+/** Which page of an agent's children: `first` of them after the child `after` (oldest first). */
+export interface ChildrenPageKey {
+  parentId: string;
+  first: number;
+  after: string | null;
+}
 
 /** Per-operation batching for scheduling relations; built in the GraphQL context, never shared. */
 export interface SchedulingLoaders {
   agentById: DataLoader<string, AgentRecord | null>;
-  childrenByParentId: DataLoader<string, AgentRecord[]>;
+  childrenPage: DataLoader<ChildrenPageKey, AgentRecord[], string>;
+  /** Counts child agents into this operation's answer; `limit_exceeded` past `AGENT_LIMITS.childrenPerOperation`. */
+  countChildren(count: number): void;
   /** An agent that must exist (a foreign key holds it). */
   loadAgent(id: string): Promise<AgentRecord>;
   /** Tells the loader about an agent already in hand (the caller), so it is not read again. */
   prime(agent: AgentRecord): void;
 }
 
-/** `em` is the operation's own fork, so loaders also work where no request scope is active (subscriptions). */
-export function createSchedulingLoaders(em: EntityManager, statements: Statements): SchedulingLoaders {
+const childrenPageId = (key: ChildrenPageKey) => `${key.parentId}|${key.first}|${key.after ?? ''}`;
+
+/** Built per operation, so loaders also work where no request scope is active (subscriptions). */
+export function createSchedulingLoaders(statements: Statements): SchedulingLoaders {
+  let childrenAnswered = 0;
   const agentById = new DataLoader<string, AgentRecord | null>(async (ids) => {
     const found = new Map((await statements.rows(AGENTS_BY_ID, [[...ids]])).map((row) => [row.id, toAgentRecord(row)]));
     return ids.map((id) => found.get(id) ?? null);
   });
   return {
     agentById,
-    childrenByParentId: new DataLoader(async (parentIds) => {
-      const children = await em.find(Agent, { parent: { $in: [...parentIds] } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-      return parentIds.map((parentId) => children.filter((child) => child.parent?.id === parentId).map(agentRecordOf));
-    }),
+    childrenPage: new DataLoader<ChildrenPageKey, AgentRecord[], string>(
+      async (keys) => {
+        // Parents of one level usually ask for the same page: one statement per (first, after).
+        const pages = new Map<string, AgentRecord[]>();
+        const groups = Map.groupBy(keys, (key) => `${key.first}|${key.after ?? ''}`);
+        for (const group of groups.values()) {
+          const { first, after } = group[0]!;
+          const rows = await statements.rows(CHILDREN_PAGES, [group.map((key) => key.parentId), after, first]);
+          for (const key of group) pages.set(childrenPageId(key), rows.filter((row) => row.parent_id === key.parentId).map(toAgentRecord));
+        }
+        return keys.map((key) => pages.get(childrenPageId(key)) ?? []);
+      },
+      { cacheKeyFn: childrenPageId },
+    ),
+    countChildren(count) {
+      childrenAnswered += count;
+      if (childrenAnswered > AGENT_LIMITS.childrenPerOperation) {
+        throw new AppError(
+          'limit_exceeded',
+          `one operation answers at most ${AGENT_LIMITS.childrenPerOperation} child agents in all; ask for smaller or fewer children pages`,
+        );
+      }
+    },
     async loadAgent(id) {
       const agent = await agentById.load(id);
       if (!agent) throw new Error(`agent ${id} is referenced but does not exist`);

@@ -9,7 +9,9 @@ import { CreateProposalInput, ProposalNode, ProposalRoleFilter, ProposalStatusFi
 export class ProposalResolver {
   constructor(private readonly proposalService: ProposalService) {}
 
-  @Query(() => [ProposalNode], { description: "The caller's proposals, newest first." })
+  @Query(() => [ProposalNode], {
+    description: `The caller's proposals, newest first: \`first\` of them, 1 to ${PROPOSAL_LIMITS.listMax} (narrow by \`role\` and \`status\`).`,
+  })
   async proposals(
     @Ctx() ctx: SchedulingContext,
     @Arg('role', () => ProposalRoleFilter, { nullable: true }) role?: ProposalRoleFilter | null,

@@ -1,6 +1,6 @@
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { MAX_WEBHOOKS_PER_AGENT } from '../entities/webhook.entity.js';
-import type { WebhookService } from '../webhook.service.js';
+import { DELIVERY_LIST_LIMITS, type WebhookService } from '../webhook.service.js';
 import type { SchedulingContext } from './context.js';
 import { checkLimit } from './limits.js';
 import { DeliveryStatusFilter, RegisteredWebhook, RegisterWebhookInput, WebhookDeliveryNode, WebhookNode } from './webhook.types.js';
@@ -9,24 +9,26 @@ import { DeliveryStatusFilter, RegisteredWebhook, RegisterWebhookInput, WebhookD
 export class WebhookResolver {
   constructor(private readonly webhookService: WebhookService) {}
 
-  @Query(() => [WebhookNode], { description: "The caller's webhooks." })
+  @Query(() => [WebhookNode], { description: `The caller's webhooks: at most ${MAX_WEBHOOKS_PER_AGENT}, the number an agent may register.` })
   async webhooks(@Ctx() ctx: SchedulingContext): Promise<WebhookNode[]> {
     const actor = await ctx.scheduling.actor();
     return (await this.webhookService.list(actor)).map(WebhookNode.from);
   }
 
-  @Query(() => [WebhookDeliveryNode], { description: 'Deliveries of the caller’s webhooks, newest first, with every attempt.' })
+  @Query(() => [WebhookDeliveryNode], {
+    description: `Deliveries of the caller’s webhooks, newest first, with every attempt: \`first\` of them, 1 to ${DELIVERY_LIST_LIMITS.max}.`,
+  })
   async webhookDeliveries(
     @Ctx() ctx: SchedulingContext,
     @Arg('webhookId', () => ID, { nullable: true }) webhookId?: string | null,
     @Arg('status', () => DeliveryStatusFilter, { nullable: true }) status?: DeliveryStatusFilter | null,
-    @Arg('first', () => Int, { defaultValue: 50 }) first = 50,
+    @Arg('first', () => Int, { defaultValue: DELIVERY_LIST_LIMITS.default }) first = DELIVERY_LIST_LIMITS.default as number,
   ): Promise<WebhookDeliveryNode[]> {
     const actor = await ctx.scheduling.actor();
     const deliveries = await this.webhookService.deliveries(actor, {
       webhookId: webhookId ?? undefined,
       status: status ?? undefined,
-      limit: checkLimit('first', first, 200),
+      limit: checkLimit('first', first, DELIVERY_LIST_LIMITS.max),
     });
     return deliveries.map(WebhookDeliveryNode.from);
   }

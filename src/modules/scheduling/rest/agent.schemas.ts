@@ -1,3 +1,4 @@
+import { FREE_FORM_OBJECT_LIMITS, FREE_FORM_OBJECT_RULE } from '../../../platform/free-form-object.js';
 import { SECURITY } from '../../../platform/http/openapi.js';
 import { AGENT_LIMITS } from '../agent.service.js';
 import { errorResponses } from './common.schemas.js';
@@ -9,8 +10,10 @@ export const agentCreateBody = {
   required: ['name'],
   properties: {
     name: { type: 'string', minLength: 1, maxLength: AGENT_LIMITS.nameMaxLength },
-    metadata: { type: 'object', additionalProperties: true },
-    config: { type: 'object', additionalProperties: true },
+    // Bytes, depth and nested keys are checked by the agent service (one rule for every transport);
+    // the top-level key count is also stated here so that the document shows the bound.
+    metadata: { type: 'object', additionalProperties: true, maxProperties: FREE_FORM_OBJECT_LIMITS.maxKeys, description: FREE_FORM_OBJECT_RULE },
+    config: { type: 'object', additionalProperties: true, maxProperties: FREE_FORM_OBJECT_LIMITS.maxKeys, description: FREE_FORM_OBJECT_RULE },
     idempotency_key: { type: 'string', minLength: 1, maxLength: AGENT_LIMITS.idempotencyKeyMaxLength },
     bootstrap: { type: 'boolean', const: true },
   },

@@ -64,9 +64,13 @@ export function registerWebhookRoutes(app: FastifyInstance, agents: AgentService
       schema: {
         operationId: 'listWebhooks',
         summary: 'The caller’s webhooks',
+        description: `Every webhook of the caller: at most ${MAX_WEBHOOKS_PER_AGENT}, the number an agent may register, so no page is needed.`,
         tags: ['webhooks'],
         security: SECURITY.agent,
-        response: { 200: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: webhookItem } } }, ...errorResponses(401) },
+        response: {
+          200: { type: 'object', required: ['items'], properties: { items: { type: 'array', maxItems: MAX_WEBHOOKS_PER_AGENT, items: webhookItem } } },
+          ...errorResponses(401),
+        },
       },
     },
     async (request) => {

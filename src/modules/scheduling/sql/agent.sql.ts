@@ -58,3 +58,19 @@ export const AGENTS_BY_ID = namedStatement<[ids: string[]], AgentRow>(
   'agents_by_id',
   `select ${AGENT_COLUMNS} from agents where id = any($1::uuid[])`,
 );
+
+/**
+ * One page of each parent's children, oldest first, starting after the child `after` (null: from the
+ * first). One statement for every parent of a GraphQL level; the lateral limit keeps each page bounded.
+ */
+export const CHILDREN_PAGES = namedStatement<[parentIds: string[], after: string | null, limit: number], AgentRow>(
+  'children_pages',
+  `select page.* from unnest($1::uuid[]) as parent(id)
+   cross join lateral (
+     select ${AGENT_COLUMNS} from agents child
+      where child.parent_id = parent.id
+        and ($2::uuid is null or (child.created_at, child.id) > (select created_at, id from agents where id = $2::uuid))
+      order by child.created_at, child.id
+      limit $3
+   ) page`,
+);
