@@ -139,7 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   scheduling.registerRoutes(app);
 
   const rateLimits = new RateLimits(rateLimitPool, metrics);
-  const mailer = deps.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
+  const mailer = deps.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger, clock });
   const jwtSecret = await resolveJwtSecret(config.jwtSecret, (sql, params) => orm.em.fork().execute(sql, params));
   const directory = createDirectoryModule({
     em: orm.em,
@@ -173,6 +173,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requests: requestMetrics,
     tokens: tokenAnalytics.tokens,
     priceSources: pricing.refresher,
+    mail: mailer,
+    webhooks: scheduling.webhooks,
     aggregatorUrl: config.aggregatorUrl,
     logger,
     version: APP_VERSION,

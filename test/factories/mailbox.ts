@@ -1,11 +1,17 @@
-import type { MailMessage, Mailer } from '../../src/platform/mail/mailer.js';
+import type { MailHealth, MailMessage, Mailer } from '../../src/platform/mail/mailer.js';
 
 /** Captures e-mail in memory (mail leaves the process, so tests may fake it). */
 export class Mailbox implements Mailer {
   readonly messages: MailMessage[] = [];
+  private lastSentAt: Date | null = null;
 
   async send(message: MailMessage): Promise<void> {
     this.messages.push(message);
+    this.lastSentAt = new Date();
+  }
+
+  health(): MailHealth {
+    return { transport: 'other', waiting: 0, lastSentAt: this.lastSentAt, lastError: null };
   }
 
   /** The one-time token of the latest sign-in link sent to `email`. */

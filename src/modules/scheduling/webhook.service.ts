@@ -17,6 +17,7 @@ import { MAX_WEBHOOKS_PER_AGENT, Webhook, WebhookAttempt, WebhookDelivery, type 
 import { CLAIM_DELIVERIES, FAN_OUT_EVENTS, RECORD_ATTEMPTS, type AttemptOutcome, type ClaimedDelivery } from './sql/webhook.sql.js';
 import { WriteBatcher } from '../../platform/db/write-batcher.js';
 import type { CounterSeries } from '../../platform/metrics/families.js';
+import { RecentCounts } from '../../platform/metrics/recent-counts.js';
 
 /** Delivery jobs queued before the dispatcher existed still run under this name. */
 export const DELIVER_WEBHOOK_TASK = 'deliver_webhook';
@@ -42,6 +43,20 @@ const DELIVERY_LEASE_MARGIN_MS = 10_000;
 /** How one delivery attempt ended: delivered, failed with a retry scheduled, or failed for good. */
 export type WebhookAttemptOutcome = 'delivered' | 'retrying' | 'failed';
 export const WEBHOOK_ATTEMPT_OUTCOMES: readonly WebhookAttemptOutcome[] = ['delivered', 'retrying', 'failed'];
+
+/**
+ * Why an attempt failed, in words that name no receiver: the status report is public, and an error
+ * message would carry a customer's host and address.
+ */
+export type WebhookFailureKind = 'timeout' | 'connection_refused' | 'connection_failed' | 'invalid_response' | 'error_status' | 'address_refused' | 'endpoint_disabled';
+
+/** What this process's webhook attempts met lately (status report). */
+export interface WebhookHealth {
+  attemptsLastFiveMinutes: Record<WebhookAttemptOutcome, number>;
+  lastFailure: { at: Date; kind: WebhookFailureKind } | null;
+}
+
+const RECENT_WINDOW_SECONDS = 300;
 
 export interface WebhookSettings {
   retryBaseMs: number;
@@ -113,6 +128,8 @@ export class WebhookService {
   private readonly inFlightByWebhook = new Map<string, number>();
   /** Aborted at shutdown: attempts in flight stop waiting for their receivers. */
   private readonly shutdown = new AbortController();
+  private readonly recentAttempts = new RecentCounts<WebhookAttemptOutcome>(RECENT_WINDOW_SECONDS);
+  private lastFailure: WebhookHealth['lastFailure'] = null;
   private readonly outcomes = new WriteBatcher<AttemptOutcome>(async (outcomes) => {
     await retryTransient(() => this.statements.rows(RECORD_ATTEMPTS, [JSON.stringify(outcomes), this.settings.disableAfterFailures]));
   });
@@ -299,8 +316,8 @@ export class WebhookService {
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
     const attempt = delivery.attempts + 1;
     const started = this.clock.now();
-    const { statusCode, error } = delivery.webhook_disabled
-      ? { statusCode: null, error: 'the endpoint is disabled' }
+    const { statusCode, error, failureKind } = delivery.webhook_disabled
+      ? { statusCode: null, error: 'the endpoint is disabled', failureKind: 'endpoint_disabled' as const }
       : await this.post(delivery, {
           id: `evt_${delivery.event_id}`,
           type: delivery.event_type,
@@ -311,7 +328,10 @@ export class WebhookService {
     const finished = this.clock.now();
     const succeeded = error === null;
     const exhausted = !succeeded && (attempt >= this.settings.maxAttempts || delivery.webhook_disabled);
-    this.attemptOutcomes[succeeded ? 'delivered' : exhausted ? 'failed' : 'retrying'].inc();
+    const outcome = succeeded ? 'delivered' : exhausted ? 'failed' : 'retrying';
+    this.attemptOutcomes[outcome].inc();
+    this.recentAttempts.add(outcome);
+    if (failureKind) this.lastFailure = { at: finished, kind: failureKind };
     const retryAt = succeeded || exhausted ? null : new Date(finished.getTime() + this.settings.retryBaseMs * 2 ** (attempt - 1));
     await this.outcomes.add({
       delivery_id: delivery.id,
@@ -342,7 +362,18 @@ export class WebhookService {
     return new Date(now.getTime() + this.settings.timeoutMs + DELIVERY_LEASE_MARGIN_MS);
   }
 
-  private async post(webhook: { webhook_id: string; url: string; secret: string }, message: object): Promise<{ statusCode: number | null; error: string | null }> {
+  /** This process's recent attempts, for the status report. */
+  health(): WebhookHealth {
+    return {
+      attemptsLastFiveMinutes: { delivered: this.recentAttempts.count('delivered'), retrying: this.recentAttempts.count('retrying'), failed: this.recentAttempts.count('failed') },
+      lastFailure: this.lastFailure,
+    };
+  }
+
+  private async post(
+    webhook: { webhook_id: string; url: string; secret: string },
+    message: object,
+  ): Promise<{ statusCode: number | null; error: string | null; failureKind: WebhookFailureKind | null }> {
     const body = JSON.stringify(message);
     const id = (message as { id: string }).id;
     const timestamp = this.clock.now();
@@ -350,7 +381,7 @@ export class WebhookService {
     const deadline = AbortSignal.timeout(this.settings.timeoutMs);
     try {
       const refused = await refusedTarget(new URL(webhook.url), this.settings.allowPrivate, this.resolver);
-      if (refused) return { statusCode: null, error: `refused: the URL ${refused}` };
+      if (refused) return { statusCode: null, error: `refused: the URL ${refused}`, failureKind: 'address_refused' };
       const response = await request(webhook.url, {
         method: 'POST',
         dispatcher: this.dispatcher,
@@ -367,11 +398,13 @@ export class WebhookService {
       } as Parameters<typeof request>[1]);
       await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
       const ok = response.statusCode >= 200 && response.statusCode < 300;
-      return { statusCode: response.statusCode, error: ok ? null : `the receiver answered ${response.statusCode}` };
+      return ok
+        ? { statusCode: response.statusCode, error: null, failureKind: null }
+        : { statusCode: response.statusCode, error: `the receiver answered ${response.statusCode}`, failureKind: 'error_status' };
     } catch (error) {
       const reason = deadline.aborted ? `no answer within ${this.settings.timeoutMs} ms` : String((error as Error).message ?? error);
       this.logger.debug({ webhookId: webhook.webhook_id, err: error }, 'webhook attempt failed');
-      return { statusCode: null, error: reason };
+      return { statusCode: null, error: reason, failureKind: deadline.aborted ? 'timeout' : connectionFailureKind(error) };
     }
   }
 
@@ -410,4 +443,12 @@ export class WebhookService {
     if (webhook.agent.id !== actor.id) throw new AppError('forbidden', 'the webhook belongs to another agent');
     return webhook;
   }
+}
+
+function connectionFailureKind(error: unknown): WebhookFailureKind {
+  const { code, name } = error as { code?: unknown; name?: unknown };
+  if (code === 'ECONNREFUSED') return 'connection_refused';
+  // The peer answered, but not in HTTP (undici leaves `code` unset on some of these).
+  if (name === 'HTTPParserError' || (typeof code === 'string' && code.startsWith('HPE_'))) return 'invalid_response';
+  return 'connection_failed';
 }

@@ -11,6 +11,8 @@ import type { Metrics } from '../../platform/metrics/metrics.js';
 import type { Logger } from '../../platform/logger.js';
 import type { PriceRefreshService } from '../prices/index.js';
 import type { TokenAnalyticsService } from '../token-analytics/index.js';
+import type { WebhookHealth } from '../scheduling/index.js';
+import type { MailHealth } from '../../platform/mail/mailer.js';
 import { PairPrice } from './pair-price.entity.js';
 import { PairPriceService } from './pair-prices.service.js';
 import { StatusService } from './status.service.js';
@@ -23,6 +25,8 @@ export function createStatusModule(deps: {
   requests: RequestMetrics;
   tokens: TokenAnalyticsService;
   priceSources: PriceRefreshService;
+  mail: { health(): MailHealth };
+  webhooks: { health(): WebhookHealth };
   aggregatorUrl: string;
   logger: Logger;
   version: string;
@@ -33,7 +37,7 @@ export function createStatusModule(deps: {
   deps.metrics.gauge('gateway_pair_price_observed_timestamp_seconds', 'When each token pair\'s price in the status report was observed, by pair and source (aggregator, screener, fallback)', ['pair', 'source'], (set) => {
     for (const quote of pairPrices.lastKnown().quotes) set(quote.observedAt.getTime() / 1000, { pair: quote.pair, source: quote.source });
   });
-  const status = new StatusService(deps.em, deps.clock, deps.requests, pairPrices, deps.tokens, deps.priceSources, deps.version);
+  const status = new StatusService(deps.em, deps.clock, deps.requests, pairPrices, deps.tokens, deps.priceSources, deps.mail, deps.webhooks, deps.version);
   return {
     status,
     registerRoutes: (app: FastifyInstance) =>

@@ -4,10 +4,18 @@ import type { RequestMetrics } from '../../platform/http/request-metrics.js';
 import type { PriceRefreshService } from '../prices/index.js';
 import type { TokenAnalyticsService } from '../token-analytics/index.js';
 import type { PairPriceService } from './pair-prices.service.js';
+import type { WebhookHealth } from '../scheduling/index.js';
+import type { MailHealth } from '../../platform/mail/mailer.js';
 
 export type ComponentStatus = 'operational' | 'degraded' | 'down';
 
 const SLOW_DATABASE_MS = 250;
+/**
+ * How long the report waits for a due pair-price refresh. A healthy aggregator answers in well under
+ * a second; a silent one (5 s) followed by a silent screener (5 s more) would hold every monitoring
+ * probe for 10 s, long past their own timeouts, so past this the report says what it is waiting for.
+ */
+export const PRICE_REFRESH_WAIT_MS = 1000;
 const worst = (statuses: ComponentStatus[]): ComponentStatus =>
   statuses.includes('down') ? 'down' : statuses.includes('degraded') ? 'degraded' : 'operational';
 
@@ -22,6 +30,8 @@ export class StatusService {
     private readonly pairPrices: PairPriceService,
     private readonly tokens: TokenAnalyticsService,
     private readonly priceSources: PriceRefreshService,
+    private readonly mail: { health(): MailHealth },
+    private readonly webhooks: { health(): WebhookHealth },
     private readonly version: string,
   ) {
     this.startedAt = clock.now();
@@ -31,18 +41,30 @@ export class StatusService {
     const now = this.clock.now();
     const database = await this.probeDatabase();
     const counts = database.status === 'down' ? undefined : await this.counts().catch(() => undefined);
-    const feed = await this.pairPrices.current().catch(() => this.pairPrices.lastKnown());
+    const { feed, refreshOutstanding } = await this.pairPrices.currentWithin(PRICE_REFRESH_WAIT_MS);
     const tokenHealth = this.tokens.health();
     const cachedPairs = this.tokens.cachedPairCount();
     const gpuSources = database.status === 'down' ? [] : await this.priceSources.health().catch(() => []);
 
-    const priceFeedStatus: ComponentStatus =
-      feed.quotes.length === 0 ? 'down' : feed.missing.length > 0 || feed.quotes.some((quote) => quote.source !== 'aggregator') ? 'degraded' : 'operational';
+    const priceFeedStatus: ComponentStatus = worst([
+      feed.quotes.length === 0 ? 'down' : feed.missing.length > 0 || feed.quotes.some((quote) => quote.source !== 'aggregator') ? 'degraded' : 'operational',
+      refreshOutstanding ? 'degraded' : 'operational',
+    ]);
+    const priceFeedError = refreshOutstanding
+      ? `refreshing for ${refreshOutstanding.forMs} ms, waiting for the ${refreshOutstanding.waitingFor}`
+      : feed.aggregatorError
+        ? `${feed.aggregatorError.message} (at ${feed.aggregatorError.at.toISOString()})`
+        : null;
+    const mail = this.mail.health();
+    const mailFailedLast = mail.lastError !== null && (mail.lastSentAt === null || mail.lastError.at > mail.lastSentAt);
+    const webhooks = this.webhooks.health();
+    const webhookFailures = webhooks.attemptsLastFiveMinutes.retrying + webhooks.attemptsLastFiveMinutes.failed;
     const tokenStatus: ComponentStatus = !tokenHealth.lastError ? 'operational' : cachedPairs > 0 ? 'degraded' : 'down';
     const sample = feed.quotes[0];
 
     return {
-      status: database.status === 'down' ? 'down' : worst([database.status, priceFeedStatus, tokenStatus]),
+      // Mail that cannot leave breaks sign-in and nothing else: the whole service is degraded, not down.
+      status: database.status === 'down' ? 'down' : worst([database.status, priceFeedStatus, tokenStatus, mailFailedLast ? 'degraded' : 'operational']),
       version: this.version,
       uptime_seconds: Math.floor((now.getTime() - this.startedAt.getTime()) / 1000),
       timestamp: now.toISOString(),
@@ -56,6 +78,8 @@ export class StatusService {
           screener_cached: feed.quotes.filter((quote) => quote.source === 'screener').length,
           sample_price: sample ? `${sample.pair} @ ${sample.price.toFixed(4)}` : 'none available',
           last_updated: (feed.lastUpdated ?? now).toISOString(),
+          // Beyond the seed: why the aggregator gave nothing, or what a refresh still waits for.
+          last_error: priceFeedError,
           // Beyond the seed: where each pair's price came from this time.
           pairs: feed.quotes.map((quote) => ({ pair: quote.pair, price: quote.price, source: quote.source, observed_at: quote.observedAt.toISOString() })),
         },
@@ -77,6 +101,22 @@ export class StatusService {
             last_success: source.lastSuccessAt?.toISOString() ?? null,
             last_error: source.lastError,
           })),
+        },
+        // Beyond the seed: sign-in mail, down while the last send failed (the overall status says
+        // degraded). The error is nodemailer's code only: its messages name the server's address.
+        mail: {
+          status: (mailFailedLast ? 'down' : 'operational') satisfies ComponentStatus,
+          transport: mail.transport,
+          waiting: mail.waiting,
+          last_sent: mail.lastSentAt?.toISOString() ?? null,
+          last_error: mail.lastError ? { at: mail.lastError.at.toISOString(), code: mail.lastError.code } : null,
+        },
+        // Beyond the seed, outside the overall status: receivers are the customers' servers, and a
+        // customer's outage is not ours. Counts of this process's attempts and a failure kind, never a URL.
+        webhooks: {
+          status: (webhookFailures > 0 ? 'degraded' : 'operational') satisfies ComponentStatus,
+          attempts_last_5min: webhooks.attemptsLastFiveMinutes,
+          last_failure: webhooks.lastFailure ? { at: webhooks.lastFailure.at.toISOString(), kind: webhooks.lastFailure.kind } : null,
         },
       },
       metrics: {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeFetchFailure } from '../../platform/net/fetch-failure.js';
 
 /** The parts of a DexScreener pair the analytics use; everything else in the answer is ignored. */
 const txnsSchema = z.object({ buys: z.number().nonnegative(), sells: z.number().nonnegative() }).partial();
@@ -50,7 +51,7 @@ export class ScreenerClient {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {
-      throw new ScreenerUnavailableError(error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : String(error));
+      throw new ScreenerUnavailableError(describeFetchFailure(error, this.timeoutMs));
     }
     if (response.status >= 500 || response.status === 429) throw new ScreenerUnavailableError(`it answered ${response.status}`);
     if (!response.ok) return [];

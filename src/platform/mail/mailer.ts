@@ -2,6 +2,7 @@ import nodemailer from 'nodemailer';
 import PQueue from 'p-queue';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { systemClock, type Clock } from '../clock.js';
 
 export interface MailMessage {
   to: string;
@@ -10,9 +11,23 @@ export interface MailMessage {
   html?: string;
 }
 
+/**
+ * What the mail path met lately (status report). `lastError` carries nodemailer's error code only
+ * (`ECONNECTION`, `ETIMEDOUT`, `EPROTOCOL`, …): its messages name the SMTP server's address, and the
+ * report is public.
+ */
+export interface MailHealth {
+  transport: 'smtp' | 'log' | 'other';
+  /** Messages accepted and not yet sent (waiting or being sent). */
+  waiting: number;
+  lastSentAt: Date | null;
+  lastError: { at: Date; code: string } | null;
+}
+
 export interface Mailer {
   /** Accepts a message for delivery; with SMTP the sending happens after the caller has its answer. */
   send(message: MailMessage): Promise<void>;
+  health(): MailHealth;
   /** Waits for accepted messages to be sent, at most `timeoutMs`; later ones stay unsent. */
   close?(timeoutMs: number): Promise<void>;
 }
@@ -35,12 +50,14 @@ export const SMTP_TIMEOUTS = { connectionTimeout: 5_000, greetingTimeout: 5_000,
  * can be asked for again). Without SMTP_URL the message is written to the log instead (local
  * development), as the contract says.
  */
-export function createMailer(options: { smtpUrl: string | undefined; from: string; logger: Logger }): Mailer {
+export function createMailer(options: { smtpUrl: string | undefined; from: string; logger: Logger; clock?: Clock }): Mailer {
+  const clock = options.clock ?? systemClock;
   const log = options.logger.child({ component: 'mail' });
   if (!options.smtpUrl) {
     // The contract's behaviour, and a secret in the log: said once, loudly, when the process starts.
     log.warn(SMTP_NOT_SET_WARNING);
     return {
+      health: () => ({ transport: 'log', waiting: 0, lastSentAt: null, lastError: null }),
       async send(message) {
         log.info({ to: message.to, subject: message.subject, text: message.text }, 'SMTP_URL is not set: e-mail written to the log');
       },
@@ -48,7 +65,10 @@ export function createMailer(options: { smtpUrl: string | undefined; from: strin
   }
   const transport = nodemailer.createTransport({ ...SMTP_TIMEOUTS, url: options.smtpUrl });
   const queue = new PQueue({ concurrency: MAIL_CONCURRENCY });
+  let lastSentAt: Date | null = null;
+  let lastError: MailHealth['lastError'] = null;
   return {
+    health: () => ({ transport: 'smtp', waiting: queue.size + queue.pending, lastSentAt, lastError }),
     async send(message) {
       if (queue.size + queue.pending >= MAIL_QUEUE_LIMIT) {
         throw new AppError('upstream_unavailable', 'the mail server is not keeping up; try again in a minute');
@@ -56,7 +76,10 @@ export function createMailer(options: { smtpUrl: string | undefined; from: strin
       void queue.add(async () => {
         try {
           await transport.sendMail({ from: options.from, ...message });
+          lastSentAt = clock.now();
         } catch (error) {
+          const code = (error as { code?: unknown }).code;
+          lastError = { at: clock.now(), code: typeof code === 'string' ? code : 'unknown' };
           log.warn({ err: error, to: message.to }, 'sending an e-mail failed');
         }
       });

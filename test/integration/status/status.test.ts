@@ -43,6 +43,7 @@ describe('GET /api/status', () => {
           screener_cached: 0,
           sample_price: 'SOL/USDC @ 151.5000',
           last_updated: clock.now().toISOString(),
+          last_error: null,
           pairs: [
             { pair: 'SOL/USDC', price: 151.5, source: 'aggregator', observed_at: expect.any(String) },
             { pair: 'BTC/USD', price: 64000.25, source: 'aggregator', observed_at: expect.any(String) },
@@ -59,6 +60,8 @@ describe('GET /api/status', () => {
           note: null,
         },
         gpu_prices: { status: 'operational', sources: [] },
+        mail: { status: 'operational', transport: 'log', waiting: 0, last_sent: null, last_error: null },
+        webhooks: { status: 'operational', attempts_last_5min: { delivered: 0, retrying: 0, failed: 0 }, last_failure: null },
       },
       metrics: {
         total_agents: 0,
