@@ -30,7 +30,9 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
     instrumentations: [
       new HttpInstrumentation(),
       new UndiciInstrumentation(),
-      new PgInstrumentation(),
+      // Queries outside a request (migrations, LISTEN heartbeats, job and webhook polling) would each be a
+      // trace of their own every few seconds: only statements under a span are recorded.
+      new PgInstrumentation({ requireParentSpan: true }),
       new GraphQLInstrumentation({ mergeItems: true }),
       new FastifyOtelInstrumentation({
         // Fastify announces every new instance on a diagnostics channel: app.ts stays free of tracing code.
