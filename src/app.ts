@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { RequestContext } from '@mikro-orm/core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
@@ -32,6 +30,7 @@ import { registerWebPages } from './platform/http/web-pages.js';
 import { compileValidator, installJsonBodyParser } from './platform/http/validation.js';
 import { startJobRunner, type TaskHandler } from './platform/jobs/queue.js';
 import type { Logger } from './platform/logger.js';
+import { APP_MANIFEST } from './platform/manifest.js';
 
 export interface AppDeps {
   config: Config;
@@ -50,20 +49,7 @@ export interface AppDeps {
 }
 
 /** The gateway's version (package.json), reported by /api/status and MCP. */
-export const APP_VERSION = readPackageVersion();
-
-function readPackageVersion(): string {
-  // src/app.ts and dist/src/app.js sit one and two levels below package.json.
-  for (const candidate of ['../package.json', '../../package.json']) {
-    try {
-      const manifest = JSON.parse(readFileSync(resolve(import.meta.dirname, candidate), 'utf8')) as { name?: string; version?: string };
-      if (manifest.name === 'agent-gateway' && manifest.version) return manifest.version;
-    } catch {
-      // not at this level
-    }
-  }
-  return '0.0.0';
-}
+export const APP_VERSION = APP_MANIFEST.version;
 
 /** On shutdown, how long sign-in mails already accepted may take to leave. */
 const MAIL_DRAIN_MS = 5_000;

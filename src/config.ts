@@ -114,6 +114,7 @@ const envSchema = z.object({
     .pipe(z.array(z.enum(PRICE_PROVIDERS, { message: `must list only ${PRICE_PROVIDERS.join(', ')}` })))
     .default([...PRICE_PROVIDERS]),
   GRAPHQL_EXPLORER: booleanFlag.default(true),
+  OTEL_EXPORTER_OTLP_ENDPOINT: url(['http:', 'https:']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -158,6 +159,8 @@ export interface Config {
   readonly priceProviders: readonly string[];
   readonly graphqlExplorer: boolean;
   readonly logLevel: Env['LOG_LEVEL'];
+  /** OTLP collector; set, traces are exported (the SDK reads it and the other OTEL_* variables itself). */
+  readonly otlpEndpoint: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -222,5 +225,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     priceProviders: Object.freeze([...e.PRICE_PROVIDERS]),
     graphqlExplorer: e.GRAPHQL_EXPLORER,
     logLevel: e.LOG_LEVEL,
+    otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
   });
 }

@@ -1,11 +1,15 @@
 import 'reflect-metadata';
-import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { migrations } from '../migrations/index.js';
-import { entities } from './modules/index.js';
-import { openDatabase, type Database } from './platform/db/database.js';
-import { createOrm, migrate } from './platform/db/orm.js';
+import type { Database } from './platform/db/database.js';
 import { createLogger } from './platform/logger.js';
+import { APP_MANIFEST } from './platform/manifest.js';
+import { startTracingIfConfigured } from './platform/tracing/tracing.js';
+
+// Static imports above stay clear of what tracing instruments (http, Fastify, pg, GraphQL, undici):
+// its loader hook only patches modules imported after it starts, so the app is imported below.
+
+/** On shutdown, how long the spans still buffered may take to reach the collector. */
+const TRACE_FLUSH_MS = 5_000;
 
 function readConfig(): Config {
   try {
@@ -24,6 +28,16 @@ async function main(): Promise<void> {
   const config = readConfig();
   const logger = createLogger(config.logLevel);
   const startedAt = performance.now();
+  const tracing = await startTracingIfConfigured(config.otlpEndpoint, { serviceName: APP_MANIFEST.name, serviceVersion: APP_MANIFEST.version });
+  const flushTraces = async () =>
+    tracing?.shutdown(TRACE_FLUSH_MS).catch((error: unknown) => logger.error({ err: error }, 'exporting the last traces failed'));
+  const [{ buildApp }, { migrations }, { entities }, { openDatabase }, { createOrm, migrate }] = await Promise.all([
+    import('./app.js'),
+    import('../migrations/index.js'),
+    import('./modules/index.js'),
+    import('./platform/db/database.js'),
+    import('./platform/db/orm.js'),
+  ]);
 
   let database: Database | undefined;
   let stopping = false;
@@ -47,6 +61,7 @@ async function main(): Promise<void> {
       logger.info({ signal }, 'draining requests and closing connections');
       await app.close().catch((error: unknown) => logger.error({ err: error }, 'closing the server failed'));
       await orm.close().catch((error: unknown) => logger.error({ err: error }, 'closing the database pool failed'));
+      await flushTraces();
       await stopDatabase();
       logger.info('stopped');
       process.exit(0);
@@ -61,6 +76,7 @@ async function main(): Promise<void> {
     process.once('SIGINT', () => void shutdown('SIGINT'));
   } catch (error) {
     logger.fatal({ err: error }, 'start-up failed');
+    await flushTraces();
     await stopDatabase();
     process.exit(1);
   }

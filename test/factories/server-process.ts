@@ -12,9 +12,15 @@ export interface RunningServer {
   exited: Promise<number | null>;
 }
 
-export function startServer(env: Record<string, string>): RunningServer {
+export interface ServerProcessOptions {
+  /** Modules preloaded with `--import` before the entry (test probes). */
+  imports?: readonly string[];
+}
+
+export function startServer(env: Record<string, string>, options: ServerProcessOptions = {}): RunningServer {
   const { DATABASE_URL: _fromTestSetup, ...inherited } = process.env;
-  const child = spawn(process.execPath, ENTRY, {
+  const preloads = (options.imports ?? []).flatMap((module) => ['--import', module]);
+  const child = spawn(process.execPath, [...preloads, ...ENTRY], {
     env: { ...inherited, NODE_OPTIONS: '', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

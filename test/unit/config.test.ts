@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       priceProviders: ['aws', 'azure', 'gcp', 'oci', 'lambda', 'runpod', 'vast'],
       logLevel: 'info',
       trustProxy: false,
+      otlpEndpoint: undefined,
       databaseTimeouts: { connectMs: 5000, statementMs: 10_000, lockMs: 5000, idleInTransactionMs: 30_000 },
     });
   });
@@ -66,6 +67,7 @@ describe('loadConfig', () => {
     ['DNS_SERVERS', 'dns.example.com', /DNS_SERVERS must list IP addresses/],
     ['DNS_SERVERS', '127.0.0.1:70000', /DNS_SERVERS must list IP addresses/],
     ['DNS_TIMEOUT_MS', '0', /DNS_TIMEOUT_MS must be at least 1/],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318', /OTEL_EXPORTER_OTLP_ENDPOINT must use http: or https:/],
   ])('names %s when it is %p', (variable, value, message) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(message);
