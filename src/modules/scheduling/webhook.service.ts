@@ -17,7 +17,7 @@ import { MAX_WEBHOOKS_PER_AGENT, Webhook, WebhookAttempt, WebhookDelivery, type 
 import { CLAIM_DELIVERIES, FAN_OUT_EVENTS, RECORD_ATTEMPTS, type AttemptOutcome, type ClaimedDelivery } from './sql/webhook.sql.js';
 import { WriteBatcher } from '../../platform/db/write-batcher.js';
 import type { CounterSeries } from '../../platform/metrics/families.js';
-import { RecentCounts } from '../../platform/metrics/recent-counts.js';
+import { RecentTotals } from '../../platform/metrics/recent-totals.js';
 
 /** Delivery jobs queued before the dispatcher existed still run under this name. */
 export const DELIVER_WEBHOOK_TASK = 'deliver_webhook';
@@ -128,7 +128,7 @@ export class WebhookService {
   private readonly inFlightByWebhook = new Map<string, number>();
   /** Aborted at shutdown: attempts in flight stop waiting for their receivers. */
   private readonly shutdown = new AbortController();
-  private readonly recentAttempts = new RecentCounts<WebhookAttemptOutcome>(RECENT_WINDOW_SECONDS);
+  private readonly recentAttempts = new RecentTotals<WebhookAttemptOutcome>(RECENT_WINDOW_SECONDS);
   private lastFailure: WebhookHealth['lastFailure'] = null;
   private readonly outcomes = new WriteBatcher<AttemptOutcome>(async (outcomes) => {
     await retryTransient(() => this.statements.rows(RECORD_ATTEMPTS, [JSON.stringify(outcomes), this.settings.disableAfterFailures]));
@@ -365,7 +365,7 @@ export class WebhookService {
   /** This process's recent attempts, for the status report. */
   health(): WebhookHealth {
     return {
-      attemptsLastFiveMinutes: { delivered: this.recentAttempts.count('delivered'), retrying: this.recentAttempts.count('retrying'), failed: this.recentAttempts.count('failed') },
+      attemptsLastFiveMinutes: Object.fromEntries(WEBHOOK_ATTEMPT_OUTCOMES.map((outcome) => [outcome, this.recentAttempts.total(outcome)])) as Record<WebhookAttemptOutcome, number>,
       lastFailure: this.lastFailure,
     };
   }

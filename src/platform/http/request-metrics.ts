@@ -1,15 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { HistogramFamily, HistogramSeries } from '../metrics/families.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { RecentTotals } from '../metrics/recent-totals.js';
 
 const WINDOW_SECONDS = 300;
-
-interface Bucket {
-  second: number;
-  count: number;
-  totalMs: number;
-  errors5xx: number;
-}
 
 export interface RequestSummary {
   total: number;
@@ -27,15 +21,13 @@ export const UNMATCHED_ROUTE = '(unmatched)';
  * method and status are both written here, by the same call.
  */
 export class RequestMetrics {
-  private readonly buckets: Bucket[] = Array.from({ length: WINDOW_SECONDS }, () => ({ second: -1, count: 0, totalMs: 0, errors5xx: 0 }));
+  private readonly recent: RecentTotals<'requests' | 'responseMs' | 'errors5xx'>;
   private readonly durations: HistogramFamily;
-  // route → method → status: three map lookups per request and no label string built.
+  // route → method → status: three map lookups find the series kept for this label set.
   private readonly seriesByRoute = new Map<string, Map<string, Map<number, HistogramSeries>>>();
 
-  constructor(
-    metrics: Metrics,
-    private readonly now: () => number = () => Date.now(),
-  ) {
+  constructor(metrics: Metrics, now: () => number = () => Date.now()) {
+    this.recent = new RecentTotals(WINDOW_SECONDS, now);
     this.durations = metrics.histogram(
       'gateway_http_request_duration_seconds',
       'HTTP requests by route pattern, method and status: latency from arrival to the answer (the _count is the request count)',
@@ -45,26 +37,15 @@ export class RequestMetrics {
 
   record(route: string, method: string, statusCode: number, durationMs: number): void {
     this.seriesFor(route, method, statusCode).observe(durationMs / 1000);
-    const second = Math.floor(this.now() / 1000);
-    const bucket = this.buckets[second % WINDOW_SECONDS]!;
-    if (bucket.second !== second) Object.assign(bucket, { second, count: 0, totalMs: 0, errors5xx: 0 });
-    bucket.count++;
-    bucket.totalMs += durationMs;
-    if (statusCode >= 500) bucket.errors5xx++;
+    this.recent.add('requests');
+    this.recent.add('responseMs', durationMs);
+    if (statusCode >= 500) this.recent.add('errors5xx');
   }
 
   lastFiveMinutes(): RequestSummary {
-    const oldest = Math.floor(this.now() / 1000) - WINDOW_SECONDS + 1;
-    let total = 0;
-    let totalMs = 0;
-    let errors5xx = 0;
-    for (const bucket of this.buckets) {
-      if (bucket.second < oldest) continue;
-      total += bucket.count;
-      totalMs += bucket.totalMs;
-      errors5xx += bucket.errors5xx;
-    }
-    return { total, avgResponseMs: total ? Math.round((totalMs / total) * 100) / 100 : 0, errors5xx };
+    const total = this.recent.total('requests');
+    const totalMs = this.recent.total('responseMs');
+    return { total, avgResponseMs: total ? Math.round((totalMs / total) * 100) / 100 : 0, errors5xx: this.recent.total('errors5xx') };
   }
 
   install(app: FastifyInstance): void {

@@ -1,5 +1,6 @@
 import { Resolver } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
+import PQueue from 'p-queue';
 
 export interface ResolvedAddress {
   address: string;
@@ -47,13 +48,11 @@ const LOOPBACK: readonly ResolvedAddress[] = [
  * lookup gets its own channel so that cancelling one at its deadline cancels nothing else.
  */
 export class HostResolver {
-  private inFlight = 0;
-  private readonly waiting: (() => void)[] = [];
-  private readonly maxConcurrent: number;
+  private readonly lookups: PQueue;
   private readonly maxWaiting: number;
 
   constructor(private readonly options: HostResolverOptions) {
-    this.maxConcurrent = options.maxConcurrent ?? HOST_LOOKUP_LIMITS.maxConcurrent;
+    this.lookups = new PQueue({ concurrency: options.maxConcurrent ?? HOST_LOOKUP_LIMITS.maxConcurrent });
     this.maxWaiting = options.maxWaiting ?? HOST_LOOKUP_LIMITS.maxWaiting;
   }
 
@@ -63,13 +62,18 @@ export class HostResolver {
     if (ipaddr.isValid(bare)) return [{ address: bare, family: ipaddr.parse(bare).kind() === 'ipv6' ? 6 : 4 }];
     if (/^localhost\.?$/i.test(bare)) return [...LOOPBACK];
 
+    if (this.lookups.size >= this.maxWaiting) throw new HostResolutionError('busy', `too many host lookups in progress to look up ${host}`);
     const deadline = Date.now() + this.options.timeoutMs;
-    await this.takePlace(host, deadline);
-    try {
-      return await this.query(host, deadline);
-    } finally {
-      this.releasePlace();
-    }
+    const expired = AbortSignal.timeout(this.options.timeoutMs);
+    // The queue skips a lookup whose signal fired while it waited; the race answers at the deadline.
+    const answer = this.lookups.add(() => this.query(host, deadline), { signal: expired, throwOnTimeout: true });
+    const timedOut = new Promise<never>((_resolve, reject) =>
+      expired.addEventListener('abort', () => reject(new HostResolutionError('timeout', `host ${host} did not resolve within ${this.options.timeoutMs} ms`)), { once: true }),
+    );
+    // Whichever loses the race settles later, unobserved.
+    answer.catch(() => undefined);
+    timedOut.catch(() => undefined);
+    return Promise.race([answer, timedOut]);
   }
 
   private async query(host: string, deadline: number): Promise<ResolvedAddress[]> {
@@ -100,34 +104,6 @@ export class HostResolver {
     } finally {
       clearTimeout(timer);
     }
-  }
-
-  private takePlace(host: string, deadline: number): Promise<void> {
-    if (this.inFlight < this.maxConcurrent) {
-      this.inFlight++;
-      return Promise.resolve();
-    }
-    if (this.waiting.length >= this.maxWaiting) {
-      return Promise.reject(new HostResolutionError('busy', `too many host lookups in progress to look up ${host}`));
-    }
-    return new Promise<void>((resolve, reject) => {
-      const enter = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        this.waiting.splice(this.waiting.indexOf(enter), 1);
-        reject(new HostResolutionError('timeout', `host ${host} did not resolve within ${this.options.timeoutMs} ms`));
-      }, Math.max(0, deadline - Date.now()));
-      this.waiting.push(enter);
-    });
-  }
-
-  private releasePlace(): void {
-    const next = this.waiting.shift();
-    // The place passes straight to the next waiter; inFlight only drops when nobody waits.
-    if (next) next();
-    else this.inFlight--;
   }
 }
 

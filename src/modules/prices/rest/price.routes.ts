@@ -69,10 +69,6 @@ export function registerPriceRoutes(app: FastifyInstance, prices: PriceService, 
     await scope.register(fastifyCors, () => (request: FastifyRequest, settle: (error: Error | null, options: FastifyCorsOptions) => void) =>
       settle(null, isFeedRead(request) ? { origin: '*', methods: ['GET', 'HEAD'] } : { origin: false }),
     );
-    // An open feed may also be embedded by other sites (helmet's default Cross-Origin-Resource-Policy is same-origin).
-    scope.addHook('onSend', async (request, reply) => {
-      if (isFeedRead(request)) reply.header('cross-origin-resource-policy', 'cross-origin');
-    });
 
     scope.get(
       '/api/v1/prices',
