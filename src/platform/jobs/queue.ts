@@ -44,6 +44,11 @@ export async function startJobRunner(options: JobRunnerOptions): Promise<JobRunn
     noHandleSignals: true,
     logger: workerLogger(options.logger),
     crontab: options.crontab ?? '',
+    // graphile-worker's default (-1) records a finished job's outcome without awaiting it, so
+    // `runner.stop()` could resolve while that write still waited for a connection and our
+    // `pool.end()` then left it to time out unhandled. A batcher (even with no delay) is awaited
+    // by the shutdown, so every outcome is written before the pool closes.
+    preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
   });
   return {
     async stop() {
