@@ -43,6 +43,9 @@ export class Notifications {
   private heartbeat: NodeJS.Timeout | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** When the statement now running on a connection was sent: `pg` 9 refuses a second one beside it. */
+  private readonly busySince = new WeakMap<pg.Client, number>();
+  private readonly lastStatement = new WeakMap<pg.Client, Promise<unknown>>();
   private readonly outgoing = new WriteBatcher<{ channel: string; payload: string }>((batch) => this.send(batch), NOTIFY_BATCH);
 
   constructor(
@@ -83,10 +86,13 @@ export class Notifications {
       return;
     }
     try {
-      await this.client.query('select pg_notify(n.channel, n.payload) from unnest($1::text[], $2::text[]) as n(channel, payload)', [
-        batch.map((notification) => notification.channel),
-        batch.map((notification) => notification.payload),
-      ]);
+      const client = this.client;
+      await this.oneAtATime(client, () =>
+        client.query('select pg_notify(n.channel, n.payload) from unnest($1::text[], $2::text[]) as n(channel, payload)', [
+          batch.map((notification) => notification.channel),
+          batch.map((notification) => notification.payload),
+        ]),
+      );
     } catch (error) {
       this.logger.warn({ err: error, dropped: batch.length }, 'sending notifications failed');
     }
@@ -140,13 +146,38 @@ export class Notifications {
     }
   }
 
+  /**
+   * A statement already under way is the probe: the heartbeat waits for none beside it, but gives the
+   * connection up once that statement has gone unanswered for as long as a heartbeat may.
+   */
   private async checkAlive(client: pg.Client): Promise<void> {
+    const busySince = this.busySince.get(client);
+    if (busySince !== undefined) {
+      if (Date.now() - busySince > this.timing.heartbeatTimeoutMs) this.lost(client, new Error('a statement went unanswered past the heartbeat timeout'));
+      return;
+    }
     try {
       // `pg` reads a per-query `query_timeout`; its types do not list it.
-      await client.query({ text: 'select 1', query_timeout: this.timing.heartbeatTimeoutMs } as pg.QueryConfig);
+      await this.oneAtATime(client, () => client.query({ text: 'select 1', query_timeout: this.timing.heartbeatTimeoutMs } as pg.QueryConfig));
     } catch (error) {
       this.lost(client, error);
     }
+  }
+
+  /** Runs a statement once the connection's previous one has been answered. */
+  private async oneAtATime<T>(client: pg.Client, statement: () => Promise<T>): Promise<T> {
+    const previous = this.lastStatement.get(client);
+    const run = (async () => {
+      await previous?.catch(() => undefined);
+      this.busySince.set(client, Date.now());
+      try {
+        return await statement();
+      } finally {
+        this.busySince.delete(client);
+      }
+    })();
+    this.lastStatement.set(client, run);
+    return run;
   }
 
   /** The one way a connection is given up, whichever of an error, its end or a missed heartbeat comes first. */
