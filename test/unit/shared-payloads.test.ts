@@ -13,6 +13,8 @@ describe('shared subscription payloads', () => {
       { id: '4', type: 'error', payload: [{ message: 'bad' }] },
       { id: '5', type: 'complete' },
       { type: 'connection_ack' },
+      { id: '6', type: 'next', payload: { data: { a: 1 } }, extra: 'kept' },
+      { id: '7', type: 'next', payload: { data: null } },
     ];
     for (const message of messages) expect(send(message)).toBe(JSON.stringify(message));
   });

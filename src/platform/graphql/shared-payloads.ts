@@ -4,40 +4,40 @@
  * graphql-ws turns every `next` message into JSON whole, once per subscriber. Subscribers that share
  * an execution (see shared-execution.ts) share its result object, so with 1,000 subscribers of one
  * agent the same result was serialised 1,000 times per event: a fifth of the fan-out's CPU. Here the
- * message replacer swaps such a payload for a placeholder and remembers the payload's JSON (made once
- * per result, cached by the identity of its `data`); the socket's `send`, which graphql-ws calls
- * synchronously with the string it just made, puts the JSON in the placeholder's place.
+ * message replacer, called first with the whole message, makes such a message itself from the
+ * payload's JSON (made once per result, cached by the identity of its `data`) and its own id, and
+ * gives JSON.stringify an empty object to finish at once; the socket's `send`, which graphql-ws calls
+ * synchronously with the string it just made, sends the message made here instead.
  *
  * Only payloads that are exactly `{ data }` take this path; anything with errors or extensions is
  * serialised as graphql-ws always does.
  */
-const PLACEHOLDER = 'shared-payload-placeholder';
-const PLACEHOLDER_TAIL = `"payload":${JSON.stringify(PLACEHOLDER)}}`;
+const STAND_IN = Object.freeze({});
+const STAND_IN_JSON = JSON.stringify(STAND_IN);
 
 const serialised = new WeakMap<object, string>();
-/** The JSON for the placeholder in the message being made; cleared at the start of every message. */
-let pendingPayload: string | undefined;
+/** The message made for the stand-in being sent; cleared at the start of every message. */
+let pendingMessage: string | undefined;
 
 /** `jsonMessageReplacer` for graphql-ws's server. */
 export function sharedPayloadReplacer(this: unknown, key: string, value: unknown): unknown {
-  if (key === '') {
-    pendingPayload = undefined;
-    return value;
-  }
-  if (key !== 'payload' || (this as { type?: unknown }).type !== 'next' || !isDataOnly(value)) return value;
-  let json = serialised.get(value.data);
-  if (json === undefined) serialised.set(value.data, (json = JSON.stringify(value)));
-  pendingPayload = json;
-  return PLACEHOLDER;
+  if (key !== '') return value;
+  pendingMessage = undefined;
+  const message = value as { id?: unknown; type?: unknown; payload?: unknown };
+  if (message.type !== 'next' || typeof message.id !== 'string' || !isDataOnly(message.payload)) return value;
+  for (const field in message) if (field !== 'id' && field !== 'type' && field !== 'payload') return value;
+  let json = serialised.get(message.payload.data);
+  if (json === undefined) serialised.set(message.payload.data, (json = JSON.stringify(message.payload)));
+  pendingMessage = `{"id":${JSON.stringify(message.id)},"type":"next","payload":${json}}`;
+  return STAND_IN;
 }
 
-/** Applied to every outgoing text message: restores the payload the replacer set aside. */
+/** Applied to every outgoing text message: the message the replacer made in place of its stand-in. */
 export function withSharedPayload(message: string): string {
-  const payload = pendingPayload;
-  if (payload === undefined) return message;
-  pendingPayload = undefined;
-  if (!message.endsWith(PLACEHOLDER_TAIL)) return message;
-  return `${message.slice(0, message.length - PLACEHOLDER_TAIL.length)}"payload":${payload}}`;
+  const made = pendingMessage;
+  if (made === undefined) return message;
+  pendingMessage = undefined;
+  return message === STAND_IN_JSON ? made : message;
 }
 
 function isDataOnly(value: unknown): value is { data: object } {
