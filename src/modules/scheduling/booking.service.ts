@@ -11,7 +11,16 @@ import { fromBookingItem, toBookingItem } from './booking-item.js';
 import { checkRange, isUuid } from './input-checks.js';
 import { IDEMPOTENCY_TTL_MS, idempotencyConflict, replay, requestHash, storeOutcome, type IdempotentRequest } from './idempotency.js';
 import { expandRule, parseRule, RecurrenceError, type ParsedRule, type Slot } from './recurrence.js';
-import { BOOKINGS_FROM_START, BOOKINGS_OVERLAPPING, CANCEL_BOOKING, CREATE_BOOKING, DUE_REMINDERS, bookingViewOfRow } from './sql/booking.sql.js';
+import {
+  BOOKINGS_FROM_START,
+  BOOKINGS_OVERLAPPING,
+  CANCEL_BOOKING,
+  CLASHING_OCCURRENCES,
+  CONFLICTING_BOOKINGS,
+  CREATE_BOOKING,
+  DUE_REMINDERS,
+  bookingViewOfRow,
+} from './sql/booking.sql.js';
 
 export const BOOKING_LIMITS = {
   agentIdMaxLength: 128,
@@ -22,6 +31,8 @@ export const BOOKING_LIMITS = {
   horizonDays: 366,
   /** A rule that yields more slots than this inside the horizon is refused. */
   maxOccurrences: 2000,
+  /** `previewBooking` lists this many conflicting bookings, earliest first, and says whether there are more. */
+  previewConflictsShown: 100,
 } as const;
 
 /**
@@ -76,8 +87,10 @@ export interface BookingCursor {
 }
 
 export interface BookingPreview {
-  /** Existing bookings of the agent that the new one (or one of its occurrences) would overlap. */
+  /** Existing bookings of the agent that the new one (or one of its occurrences) would overlap, earliest first, at most `previewConflictsShown`. */
   conflicts: BookingView[];
+  /** Whether more bookings conflict than `conflicts` lists. */
+  moreConflicts: boolean;
   /** The new booking's occurrences that clash, chronological. */
   clashingOccurrences: Slot[];
   capReached: boolean;
@@ -167,25 +180,15 @@ export class BookingService {
   /** What `create` would do, without writing: conflicts, clashing occurrences, the cap. */
   async preview(actor: AgentRecord, input: CreateBookingInput): Promise<BookingPreview> {
     const plan = this.plan(actor, input);
-    const clashes = await this.em.execute<{ booking_id: string; starts_at: Date; ends_at: Date }[]>(
-      `select s.booking_id, o.starts_at, o.ends_at
-         from jsonb_to_recordset(?::jsonb) as o(starts_at timestamptz, ends_at timestamptz)
-         join booking_slots s
-           on s.agent_id = ? and tstzrange(s.starts_at, s.ends_at, '[)') && tstzrange(o.starts_at, o.ends_at, '[)')
-        order by o.starts_at`,
-      [slotsJson(plan.slots), actor.id],
-    );
-    const conflictIds = [...new Set(clashes.map((clash) => clash.booking_id))];
-    const conflicts = conflictIds.length
-      ? await this.em.find(Booking, { id: { $in: conflictIds } }, { orderBy: { startsAt: 'asc', id: 'asc' } })
-      : [];
-    const seen = new Set<number>();
-    const clashingOccurrences = clashes
-      .map((clash) => ({ startsAt: new Date(clash.starts_at), endsAt: new Date(clash.ends_at) }))
-      .filter((slot) => !seen.has(slot.startsAt.getTime()) && seen.add(slot.startsAt.getTime()));
+    const occurrences = slotsJson(plan.slots);
+    const [clashing, conflicts] = await Promise.all([
+      this.statements.rows(CLASHING_OCCURRENCES, [actor.id, occurrences]),
+      this.statements.rows(CONFLICTING_BOOKINGS, [actor.id, occurrences, BOOKING_LIMITS.previewConflictsShown + 1]),
+    ]);
     return {
-      conflicts: conflicts.map(toBookingView),
-      clashingOccurrences,
+      conflicts: conflicts.slice(0, BOOKING_LIMITS.previewConflictsShown).map(bookingViewOfRow),
+      moreConflicts: conflicts.length > BOOKING_LIMITS.previewConflictsShown,
+      clashingOccurrences: clashing.map((row) => ({ startsAt: new Date(row.starts_at), endsAt: new Date(row.ends_at) })),
       capReached: (await this.liveBookingCount(this.em, actor.id, this.clock.now())) >= this.options.bookingCap,
       occurrenceCount: plan.slots.length,
     };

@@ -5,7 +5,7 @@ import { BOOKING_LIMITS, FREE_BUSY_LIMITS } from '../../../src/modules/schedulin
 import { PROPOSAL_LIMITS } from '../../../src/modules/scheduling/proposal.service.js';
 import { DELIVERY_LIST_LIMITS } from '../../../src/modules/scheduling/webhook.service.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
-import { ChildrenPageDocument, ChildrenTwoLevelsDocument, CreateAgentDocument, CreateBookingDocument, FreeBusyDocument } from '../../generated/graphql.js';
+import { ChildrenPageDocument, ChildrenTwoLevelsDocument, CreateAgentDocument, CreateBookingDocument, FreeBusyDocument, PreviewBookingDocument } from '../../generated/graphql.js';
 import { bearer, startTestApp, type TestApp } from '../../harness.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -226,6 +226,54 @@ describe('freeBusy', () => {
     const overBound = await t.gql(FreeBusyDocument, window, bearer(agent.token));
     expect(overBound.data).toBeNull();
     expect(overBound.errors?.[0]?.extensions).toEqual({ code: 'validation', errors: { to: expect.stringContaining(`more than ${FREE_BUSY_LIMITS.maxBookedSlots} booked slots`) } });
+  });
+});
+
+describe('previewBooking', () => {
+  let t: TestApp;
+  let root: AgentWithToken;
+  beforeAll(async () => {
+    t = await startTestApp({ jobs: false });
+    root = await bootstrapAgent(t);
+  });
+  afterAll(() => t.close());
+
+  it(`lists ${BOOKING_LIMITS.previewConflictsShown} conflicting bookings, earliest first, and says when there are more`, async () => {
+    const shown = BOOKING_LIMITS.previewConflictsShown;
+    const agent = await createAgent(t, root);
+    const firstDay = Date.parse('2031-03-01T00:00:00Z');
+    const bookOnDay = async (day: number) => {
+      const startsAt = firstDay + day * DAY_MS + 10 * 60 * 60 * 1000;
+      const created = await t.rest({
+        method: 'POST',
+        url: '/api/bookings',
+        headers: bearer(agent.token),
+        payload: { agentId: agent.id, startsAt: new Date(startsAt).toISOString(), endsAt: new Date(startsAt + 30 * 60_000).toISOString() },
+      });
+      expect(created.statusCode).toBe(201);
+      return created.json<{ id: string }>().id;
+    };
+    const booked: string[] = [];
+    for (let day = 0; day < shown; day++) booked.push(await bookOnDay(day));
+    // 09:00–11:00 every day: each occurrence overlaps that day's 10:00 booking.
+    const series = {
+      agentId: agent.id,
+      startsAt: new Date(firstDay + 9 * 60 * 60 * 1000).toISOString(),
+      endsAt: new Date(firstDay + 11 * 60 * 60 * 1000).toISOString(),
+      rrule: `FREQ=DAILY;COUNT=${shown + 1}`,
+    };
+
+    const atBound = (await t.gql(PreviewBookingDocument, { input: series }, bearer(agent.token))).data!.previewBooking;
+    expect(atBound.conflicts.map((booking) => booking.id)).toEqual(booked);
+    expect(atBound.moreConflicts).toBe(false);
+    expect(atBound.clashingOccurrences).toHaveLength(shown);
+
+    booked.push(await bookOnDay(shown));
+    const overBound = (await t.gql(PreviewBookingDocument, { input: series }, bearer(agent.token))).data!.previewBooking;
+    expect(overBound.conflicts.map((booking) => booking.id)).toEqual(booked.slice(0, shown));
+    expect(overBound.moreConflicts).toBe(true);
+    expect(overBound.clashingOccurrences).toHaveLength(shown + 1);
+    expect(overBound.available).toBe(false);
   });
 });
 

@@ -93,6 +93,7 @@ describe('recurring bookings', () => {
       capReached: false,
       occurrenceCount: 52,
       conflicts: [{ id: blocker.id }],
+      moreConflicts: false,
       clashingOccurrences: [{ startsAt: '2030-10-07T09:00:00.000Z', endsAt: '2030-10-07T10:00:00.000Z' }],
     });
     // The same series a week shorter avoids it.

@@ -84,6 +84,7 @@ export class BookingResolver {
     const preview = await this.calendar.preview(actor, input);
     return {
       conflicts: preview.conflicts.map(BookingNode.from),
+      moreConflicts: preview.moreConflicts,
       clashingOccurrences: preview.clashingOccurrences.map(SlotNode.from),
       capReached: preview.capReached,
       occurrenceCount: preview.occurrenceCount,

@@ -1,5 +1,5 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import type { BookingView } from '../booking.service.js';
+import { BOOKING_LIMITS, type BookingView } from '../booking.service.js';
 import type { Slot } from '../recurrence.js';
 import { AgentNode } from './agent.types.js';
 
@@ -110,10 +110,15 @@ export class CreateBookingInput {
 
 @ObjectType({ simpleResolvers: true, description: 'A dry run of createBooking: nothing is written.' })
 export class BookingPreview {
-  @Field(() => [BookingNode], { description: 'Existing bookings that the new one would overlap.' })
+  @Field(() => [BookingNode], {
+    description: `Existing bookings that the new one would overlap, earliest first: at most ${BOOKING_LIMITS.previewConflictsShown}.`,
+  })
   conflicts!: BookingNode[];
 
-  @Field(() => [SlotNode], { description: 'Occurrences of the new booking that clash.' })
+  @Field({ description: `Whether more than ${BOOKING_LIMITS.previewConflictsShown} existing bookings conflict (only the first are listed).` })
+  moreConflicts!: boolean;
+
+  @Field(() => [SlotNode], { description: `Occurrences of the new booking that clash, chronological (a series has at most ${BOOKING_LIMITS.maxOccurrences}).` })
   clashingOccurrences!: SlotNode[];
 
   @Field({ description: 'Whether the free-tier booking cap is already reached.' })

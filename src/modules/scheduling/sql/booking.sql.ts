@@ -96,6 +96,30 @@ export const BOOKINGS_FROM_START = namedStatement<
     limit $5`,
 );
 
+/** A planned booking's occurrences, as `previewBooking` checks them against the calendar. */
+const PLANNED_OCCURRENCES = `jsonb_to_recordset($2::jsonb) as o(starts_at timestamptz, ends_at timestamptz)`;
+const OVERLAPS_OCCURRENCE = `s.agent_id = $1 and tstzrange(s.starts_at, s.ends_at, '[)') && tstzrange(o.starts_at, o.ends_at, '[)')`;
+
+/** The planned occurrences that some slot of the agent overlaps (at most one row per occurrence). */
+export const CLASHING_OCCURRENCES = namedStatement<[agentId: string, occurrences: string], { starts_at: Date; ends_at: Date }>(
+  'clashing_occurrences',
+  `select o.starts_at, o.ends_at from ${PLANNED_OCCURRENCES}
+    where exists (select 1 from booking_slots s where ${OVERLAPS_OCCURRENCE})
+    order by o.starts_at`,
+);
+
+/**
+ * The agent's bookings that overlap any planned occurrence, earliest first, stopping at the limit: a
+ * long series over a busy calendar can touch hundreds of bookings, and the answer lists only the first.
+ */
+export const CONFLICTING_BOOKINGS = namedStatement<[agentId: string, occurrences: string, limit: number], BookingRow>(
+  'conflicting_bookings',
+  `select ${BOOKING_COLUMNS} from bookings
+    where id in (select s.booking_id from ${PLANNED_OCCURRENCES} join booking_slots s on ${OVERLAPS_OCCURRENCE})
+    order by starts_at, id
+    limit $3`,
+);
+
 /** Confirmed bookings whose reminder is due (the sweep), over the partial `bookings_reminder_due_idx`. */
 export const DUE_REMINDERS = namedStatement<[now: Date, dueBy: Date, limit: number], { id: string }>(
   'due_reminders',
