@@ -18,7 +18,7 @@ import { buildGatewaySchema, resolverContainer } from './platform/graphql/schema
 import { registerGraphQL } from './platform/graphql/server.js';
 import { clientAddress, proxyTrust } from './platform/http/client-address.js';
 import { installCredentialParsing } from './platform/http/credential.js';
-import { installErrorHandlers } from './platform/http/errors.js';
+import { FrameworkErrors, installErrorHandlers } from './platform/http/errors.js';
 import { installInFlightTracking } from './platform/http/in-flight.js';
 import { RequestMetrics } from './platform/http/request-metrics.js';
 import { Metrics, registerMetricsRoute } from './platform/metrics/metrics.js';
@@ -60,7 +60,9 @@ const REQUEST_ID_PATTERN = /^[\w.:-]{1,128}$/;
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, orm, logger, clock = systemClock } = deps;
   const trust = proxyTrust(config.trustProxy);
+  const frameworkErrors = new FrameworkErrors();
   const app = Fastify({
+    frameworkErrors: frameworkErrors.handle,
     loggerInstance: logger,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
@@ -77,6 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(compileValidator);
   installJsonBodyParser(app);
   installErrorHandlers(app);
+  frameworkErrors.install(app);
   installCredentialParsing(app);
   installInFlightTracking(app);
   const metrics = new Metrics();

@@ -15,6 +15,35 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Requests Fastify refuses before any route sees them: a path parameter longer than the router
+ * allows (its own answer is an undocumented 414), or a path that does not decode. Neither can name a
+ * resource, so they are answered 404 `not_found`, in the error style of the route family whose fixed
+ * path prefix the request starts with. Pass `handle` as Fastify's `frameworkErrors`, then `install`.
+ */
+export class FrameworkErrors {
+  private readonly styleByPrefix = new Map<string, ErrorStyle>();
+
+  readonly handle = (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const path = request.url.split('?')[0]!;
+    let style: ErrorStyle = 'standard';
+    let longest = 0;
+    for (const [prefix, candidate] of this.styleByPrefix) {
+      if (prefix.length > longest && path.startsWith(prefix)) [style, longest] = [candidate, prefix.length];
+    }
+    request.log.debug({ err: error }, 'request refused by the router');
+    return reply.code(404).send(errorBody(new AppError('not_found', 'no such resource: the path does not name one'), style));
+  };
+
+  /** Learns each route's style as it is registered (call before the routes are). */
+  install(app: FastifyInstance): void {
+    app.addHook('onRoute', (route) => {
+      const style = (route.config as { errorStyle?: ErrorStyle } | undefined)?.errorStyle;
+      if (style) this.styleByPrefix.set(route.url.split(':')[0]!, style);
+    });
+  }
+}
+
 function errorBody(error: AppError, style: ErrorStyle): Record<string, unknown> {
   if (style === 'directory') return { success: false, message: error.message, ...(error.fields ? { errors: error.fields } : {}) };
   if (style === 'plain') return { error: error.code, message: error.message };

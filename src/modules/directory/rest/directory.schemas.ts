@@ -125,7 +125,7 @@ export const voteRoute = {
       required: ['success', 'voted', 'vote_count'],
       properties: { success: { type: 'boolean' }, voted: { type: 'boolean' }, vote_count: { type: 'integer' } },
     },
-    ...errors(401, 404),
+    ...errors(400, 401, 404),
   },
 } as const;
 

@@ -50,7 +50,7 @@ export const decideProposalRoute = (operationId: string, summary: string) =>
     tags: ['scheduling'],
     security: SECURITY.agent,
     params: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1 } } },
-    response: { 200: proposalItem, ...errorResponses(401, 403, 404, 409) },
+    response: { 200: proposalItem, ...errorResponses(400, 401, 403, 404, 409) },
   }) as const;
 
 export const listProposalsRoute = {
