@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable, violatedConstraint } from './db/pg-errors.js';
+import { isDatabaseUnavailable, isUnstorableText, violatedConstraint } from './db/pg-errors.js';
 
 /**
  * Domain errors. Services throw `AppError` with a code from this closed list; each transport
@@ -57,7 +57,8 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * What a transport should render for any thrown value: the AppError itself, `unavailable` when the
- * database could not answer, a `conflict` for a constraint violation no service claimed, and
+ * database could not answer, a `conflict` for a constraint violation no service claimed, `validation`
+ * for text PostgreSQL cannot store, and
  * `undefined` for everything else (a bare 500).
  */
 export function toAppError(error: unknown): AppError | undefined {
@@ -66,5 +67,7 @@ export function toAppError(error: unknown): AppError | undefined {
   if (violatedConstraint(error) !== undefined) {
     return new AppError('conflict', 'the change conflicts with existing data');
   }
+  // A backstop: inputs are checked field by field, but a NUL character in any text must not be a 500.
+  if (isUnstorableText(error)) return AppError.validation({ input: 'contains a character that cannot be stored (such as U+0000)' });
   return undefined;
 }

@@ -23,6 +23,9 @@ export const TOOL_LIMITS = {
   trendingCacheMs: 10_000,
 } as const;
 
+/** What a category slug can look like (the column holds up to 100 characters); anything else names none. */
+const CATEGORY_SLUG = /^[a-z0-9-]{1,100}$/;
+
 export const TOOL_SORTS = ['votes', 'newest', 'trending'] as const;
 export type ToolSort = (typeof TOOL_SORTS)[number];
 
@@ -118,7 +121,7 @@ export class ToolService {
     checkPage(query.page, query.limit, TOOL_LIMITS.pageSizeMax);
     let categoryId: number | undefined;
     if (query.category !== undefined) {
-      const category = await this.em.findOne(Category, { slug: query.category });
+      const category = CATEGORY_SLUG.test(query.category) ? await this.em.findOne(Category, { slug: query.category }) : null;
       if (!category) throw AppError.validation({ category: `${query.category} is not a category slug` });
       categoryId = category.id;
     }

@@ -87,3 +87,16 @@ export async function retryTransient<T>(work: () => Promise<T>, attempts = 5): P
     }
   }
 }
+
+/** 22021 and 22P05: a text value PostgreSQL cannot store, such as one containing U+0000. */
+const CHARACTER_NOT_IN_REPERTOIRE = '22021';
+const UNTRANSLATABLE_CHARACTER = '22P05';
+
+/**
+ * Whether PostgreSQL refused a text value a client sent (a NUL character passes JSON and HTTP but no
+ * PostgreSQL text column). The client's input is at fault, not the server.
+ */
+export function isUnstorableText(error: unknown): boolean {
+  const code = pgFields(error)?.code;
+  return code === CHARACTER_NOT_IN_REPERTOIRE || code === UNTRANSLATABLE_CHARACTER;
+}

@@ -155,6 +155,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
     method: ['GET', 'POST', 'OPTIONS'],
     url: path,
     schema: { hide: true },
+    config: { errorStyle: 'graphql' },
     handler: fastifyApolloHandler(apollo, {
       context: async (request) =>
         options.buildContext({

@@ -1,13 +1,14 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, toAppError, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../errors.js';
-import { fieldErrorsFrom } from './validation.js';
+import { fieldErrorsFrom, NUL_IN_BODY } from './validation.js';
 
 /**
  * How a route family spells its error bodies. Seed 000 (and most of the API) uses
  * `{error, message}` / `{errors: {...}}`; the tool directory (seed 001) uses `{success: false, message}`;
- * the token routes (seed 002) use `{error, message}` for validation too.
+ * the token routes (seed 002) use `{error, message}` for validation too; `/graphql` answers a request
+ * refused before execution as GraphQL does, `{errors: [{message, extensions: {code}}]}`.
  */
-export type ErrorStyle = 'standard' | 'directory' | 'plain';
+export type ErrorStyle = 'standard' | 'directory' | 'plain' | 'graphql';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -45,6 +46,9 @@ export class FrameworkErrors {
 }
 
 function errorBody(error: AppError, style: ErrorStyle): Record<string, unknown> {
+  // GraphQL over HTTP: a request refused before execution (a body that does not parse) still answers
+  // in the shape every GraphQL client reads, `errors` as a list.
+  if (style === 'graphql') return { errors: [{ message: error.message, extensions: { code: error.code, ...(error.fields ? { errors: error.fields } : {}) } }] };
   if (style === 'directory') return { success: false, message: error.message, ...(error.fields ? { errors: error.fields } : {}) };
   if (style === 'plain') return { error: error.code, message: error.message };
   if (error.code === 'validation') return { errors: error.fields ?? {} };
@@ -63,6 +67,7 @@ const FRAMEWORK_CODES: Record<string, { code: AppError['code']; field?: string; 
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'validation', field: 'body', message: 'must not be empty' },
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'validation', field: 'body', message: 'must be valid JSON' },
   FST_ERR_CTP_BODY_TOO_LARGE: { code: 'validation', field: 'body', message: 'is too large' },
+  [NUL_IN_BODY]: { code: 'validation', field: 'body', message: 'must not contain the character U+0000' },
 };
 
 /**

@@ -75,6 +75,13 @@ export function fieldErrorsFrom(
 }
 
 /**
+ * A `\u0000` escape in JSON text (one not itself escaped): PostgreSQL stores no NUL character in text
+ * or jsonb, and the ORM's inlined statements break on one, so such a body is refused whole, up front.
+ */
+const ESCAPED_NUL = /(?<!\\)(?:\\\\)*\\u0000/;
+export const NUL_IN_BODY = 'GATEWAY_NUL_IN_BODY';
+
+/**
  * JSON bodies through secure-json-parse (no prototype poisoning), where an empty body is "no body":
  * the PATCH decisions on proposals take none, and clients often still send the JSON content type.
  * Routes whose schema requires a body still answer 400 for an empty one.
@@ -84,6 +91,9 @@ export function installJsonBodyParser(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
+    if (text.includes('\\u0000') && ESCAPED_NUL.test(text)) {
+      return done(Object.assign(new Error('the body contains U+0000'), { statusCode: 400, code: NUL_IN_BODY }), undefined);
+    }
     try {
       done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
     } catch {

@@ -126,6 +126,19 @@ describe('platform HTTP surface', () => {
     }
   });
 
+  it('refuses a body with a NUL character (no PostgreSQL text holds one) as a validation error on the body, and takes an escaped backslash before u0000', async () => {
+    const before = (await t.query<{ n: number }>('select count(*)::int as n from agents'))[0]!.n;
+    const nul = await t.rest({ method: 'POST', url: '/api/agents', headers: { 'content-type': 'application/json' }, payload: '{"name":"a\\u0000b","bootstrap":true}' });
+    expect(nul.statusCode).toBe(400);
+    expect(nul.json()).toEqual({ errors: { body: 'must not contain the character U+0000' } });
+    const viaGraphQL = await t.rest({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json' }, payload: '{"query":"{ __typename }","variables":{"x":"\\u0000"}}' });
+    expect(viaGraphQL.json().errors[0].extensions).toEqual({ code: 'validation', errors: { body: 'must not contain the character U+0000' } });
+    expect((await t.query<{ n: number }>('select count(*)::int as n from agents'))[0]!.n).toBe(before);
+    // A backslash followed by the text u0000 is an ordinary string.
+    const text = await t.rest({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json' }, payload: '{"query":"{ __typename }","variables":{"x":"\\\\u0000"}}' });
+    expect(text.json()).toEqual({ data: { __typename: 'Query' } });
+  });
+
   it('takes a body of 1 MiB and refuses one byte more as a validation error on the body', async () => {
     const body = (bytes: number) => {
       const base = JSON.stringify({ query: '{ __typename }', variables: { pad: '' } });
@@ -137,7 +150,8 @@ describe('platform HTTP surface', () => {
     expect(fits.json()).toEqual({ data: { __typename: 'Query' } });
     const tooLarge = await post(body(1024 * 1024 + 1));
     expect(tooLarge.statusCode).toBe(400);
-    expect(tooLarge.json()).toMatchObject({ errors: { body: 'is too large' } });
+    // Refused before Apollo sees it, yet in the shape GraphQL clients read.
+    expect(tooLarge.json()).toEqual({ errors: [{ message: 'body is too large', extensions: { code: 'validation', errors: { body: 'is too large' } } }] });
   });
 
   it('refuses operations that are too deep or carry too many aliases, before running them', async () => {

@@ -21,7 +21,13 @@ export class AgentResolver {
     description: 'Creates an agent: the bootstrap agent (no credential, `bootstrap: true`) or a child of the caller.',
   })
   async createAgent(@Arg('input') input: CreateAgentInput, @Ctx() ctx: SchedulingContext): Promise<CreateAgentPayload> {
-    const created = await this.agents.create(ctx.credential, input);
+    const created = await this.agents.create(ctx.credential, {
+      name: input.name,
+      metadata: input.metadata ?? undefined,
+      config: input.config ?? undefined,
+      idempotencyKey: input.idempotencyKey ?? undefined,
+      bootstrap: input.bootstrap ?? undefined,
+    });
     return Object.assign(new CreateAgentPayload(), {
       agent: AgentNode.from(created.agent),
       publicToken: created.publicToken,

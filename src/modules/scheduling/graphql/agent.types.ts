@@ -60,15 +60,16 @@ export class CreateAgentInput {
   @Field({ description: '1 to 120 characters.' })
   name!: string;
 
+  // GraphQL sends an explicit null for an optional field as null: the resolver reads it as absent.
   @Field(() => GraphQLJSONObject, { nullable: true, description: FREE_FORM_OBJECT_RULE })
-  metadata?: Record<string, unknown>;
+  metadata?: Record<string, unknown> | null;
 
   @Field(() => GraphQLJSONObject, { nullable: true, description: FREE_FORM_OBJECT_RULE })
-  config?: Record<string, unknown>;
+  config?: Record<string, unknown> | null;
 
-  @Field({ nullable: true, description: '1 to 255 characters, unique per installation; a reused key answers `conflict`.' })
-  idempotencyKey?: string;
+  @Field(() => String, { nullable: true, description: '1 to 255 characters, unique per installation; a reused key answers `conflict`.' })
+  idempotencyKey?: string | null;
 
-  @Field({ nullable: true, description: 'Only `true`: claim the first agent of a new installation (no credential).' })
-  bootstrap?: boolean;
+  @Field(() => Boolean, { nullable: true, description: 'Only `true`: claim the first agent of a new installation (no credential).' })
+  bootstrap?: boolean | null;
 }
