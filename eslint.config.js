@@ -55,6 +55,9 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     plugins: { 'import-x': importX },
     settings: {
+      // From import-x's flatConfigs.typescript: without these, import-x parses no .ts file and no-cycle sees nothing.
+      'import-x/extensions': ['.ts', '.tsx', '.js', '.mjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
       'import-x/resolver-next': [createTypeScriptImportResolver({ project: ['tsconfig.json', 'src/web/tsconfig.json'], noWarnOnMultipleProjects: true })],
     },
     rules: {
