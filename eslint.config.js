@@ -7,7 +7,7 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 
 /**
  * Architecture boundaries (issue 13), held by eslint-plugin-import-x (`no-restricted-paths`, `no-cycle`):
- *  1. src/platform never imports a module, nor the composition root (app.ts, main.ts, cli/).
+ *  1. src/platform never imports a module, nor the composition root (app.ts, main.ts, cli/) or web/.
  *  2. From outside a module (app.ts, cli/, web/, src/modules/index.ts, other modules) only that module's
  *     index.ts may be imported. The browser page (src/web) may also import a module's browser.ts: the
  *     browser-safe part of its public surface, which index.ts cannot be (it loads MikroORM, Fastify…).
@@ -17,7 +17,8 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
  *     verbatimModuleSyntax they are erased, so they cannot make a module evaluate before its dependency.
  * Modules are read from the file system, so a new module is covered without touching this file.
  */
-const modules = readdirSync('src/modules', { withFileTypes: true })
+const root = import.meta.dirname; // zones and the module list do not depend on the directory eslint runs in
+const modules = readdirSync(`${root}/src/modules`, { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name);
 
@@ -65,6 +66,7 @@ export default tseslint.config(
       'import-x/no-restricted-paths': [
         'error',
         {
+          basePath: root,
           zones: [
             {
               target: './src/platform',
