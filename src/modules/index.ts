@@ -11,8 +11,8 @@ export const entities = [...schedulingEntities, ...directoryEntities, ...pricesE
 export const resolverClasses = [...schedulingResolvers, ...directoryResolvers, ...pricesResolvers];
 
 export { createSchedulingModule, type SchedulingContext } from './scheduling/index.js';
-export { createDirectoryModule, type DirectoryContext } from './directory/index.js';
-export { createPricesModule } from './prices/index.js';
+export { createDirectoryModule, SESSION_TTL_SECONDS, type DirectoryContext } from './directory/index.js';
+export { createPricesModule, type PriceAdapter } from './prices/index.js';
 export { createTokenAnalyticsModule, presentAnalytics, presentSafety } from './token-analytics/index.js';
 export { registerMcpEndpoint } from './mcp/index.js';
 export { createStatusModule } from './status/index.js';

@@ -51,8 +51,12 @@ describe('parseRule', () => {
 describe('hourly series', () => {
   const start = new Date('2026-01-05T09:00:00Z');
   it(`accepts COUNT=${MAX_HOURLY_SPAN_DAYS * 24} and an UNTIL exactly ${MAX_HOURLY_SPAN_DAYS} days on`, () => {
-    expect(() => parseRule(`FREQ=HOURLY;COUNT=${MAX_HOURLY_SPAN_DAYS * 24}`, start)).not.toThrow();
-    expect(() => parseRule('FREQ=HOURLY;UNTIL=20270106T090000Z', start)).not.toThrow();
+    const byCount = parseRule(`FREQ=HOURLY;COUNT=${MAX_HOURLY_SPAN_DAYS * 24}`, start);
+    expect(byCount.zone).toBe('UTC');
+    expect(byCount.rule.options.count).toBe(MAX_HOURLY_SPAN_DAYS * 24);
+    const byUntil = parseRule('FREQ=HOURLY;UNTIL=20270106T090000Z', start);
+    expect(byUntil.zone).toBe('UTC');
+    expect(byUntil.rule.options.until?.toISOString()).toBe('2027-01-06T09:00:00.000Z');
   });
 
   it(`have no occurrence more than ${MAX_HOURLY_SPAN_DAYS} days after their start, however rare the rule`, () => {

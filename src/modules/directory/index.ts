@@ -31,6 +31,7 @@ import { ToolService } from './tool.service.js';
 
 export type { DirectoryContext } from './graphql/context.js';
 export { ToolService } from './tool.service.js';
+export { SESSION_TTL_SECONDS } from './account.service.js';
 
 export const directoryEntities = [Category, User, Tool, Vote, MagicLinkToken];
 export const directoryResolvers = [DirectoryResolver];

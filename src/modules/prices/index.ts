@@ -19,6 +19,7 @@ import type { Logger } from '../../platform/logger.js';
 import type { PriceAdapter } from './adapters/adapter.js';
 import { PriceRefreshService, REFRESH_GPU_PRICES_TASK } from './price-refresh.service.js';
 
+export type { PriceAdapter } from './adapters/adapter.js';
 export { PriceService } from './price.service.js';
 export { PriceRefreshService } from './price-refresh.service.js';
 export const pricesResolvers = [PriceResolver];

@@ -2,20 +2,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Notifications } from '../../platform/db/notifications.js';
 import type { Statements } from '../../platform/db/statements.js';
 import type { Logger } from '../../platform/logger.js';
-import { fromBookingItem, toBookingItem, type BookingItem } from './booking-item.js';
-import type { BookingView } from './booking.service.js';
+import { fromBookingItem, toBookingItem, type BookingEventView, type BookingItem, type BookingView } from './booking-item.js';
 import type { BookingEventType } from './entities/booking-event.entity.js';
-import { EVENTS_AFTER, LATEST_EVENTS, type BookingEventRow } from './sql/booking-event.sql.js';
+import { EVENTS_AFTER, LATEST_EVENTS, type BookingEventRow, type WrittenEvents } from './sql/booking-event.sql.js';
 import { SubscriberStream } from './subscriber-stream.js';
 
-/** A booking event as subscribers and webhooks see it. `cursor` orders the events of one agent. */
-export interface BookingEventView {
-  cursor: string;
-  agentId: string;
-  type: BookingEventType;
-  createdAt: Date;
-  booking: BookingView;
-}
+export type { BookingEventView } from './booking-item.js';
 
 /**
  * A committed event as it is announced: with the cursor of the same agent's previous event, so a
@@ -57,12 +49,6 @@ export async function recordBookingEvent(
     ],
     deliveries: row!.deliveries,
   };
-}
-
-/** How the SQL write functions report the events they wrote (all about one booking). */
-export interface WrittenEvents {
-  events: { eventId: string; previousEventId: string | null; agentId: string; type: BookingEventType }[];
-  deliveries: number;
 }
 
 export function committedEvents(written: WrittenEvents, booking: BookingView, at: Date): CommittedEvents {

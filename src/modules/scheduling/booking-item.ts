@@ -1,5 +1,30 @@
+/**
+ * The scheduling module's view of a booking, shared by the services, the SQL statements and every adapter
+ * (REST, GraphQL, MCP). It imports no service, so nothing here can close an import circle.
+ */
 import { toIsoString } from '../../platform/iso-time.js';
-import type { BookingView } from './booking.service.js';
+import type { BookingEventType } from './entities/booking-event.entity.js';
+
+/** A booking as every adapter presents it (the seed's BookingItem, with Date values). */
+export interface BookingView {
+  id: string;
+  agentId: string;
+  startsAt: Date;
+  endsAt: Date;
+  status: 'confirmed' | 'cancelled';
+  rrule: string | null;
+  warningSentAt: Date | null;
+  createdAt: Date;
+}
+
+/** A booking event as subscribers and webhooks see it. `cursor` orders the events of one agent. */
+export interface BookingEventView {
+  cursor: string;
+  agentId: string;
+  type: BookingEventType;
+  createdAt: Date;
+  booking: BookingView;
+}
 
 /** Seed 000 `BookingItem`, times in UTC: the REST response and the `data.booking` of every event. */
 export interface BookingItem {

@@ -7,7 +7,9 @@ import { AppError, isAppError, type FieldErrors } from '../../platform/errors.js
 import type { AgentRecord } from './agent.service.js';
 import { Booking } from './entities/booking.entity.js';
 import { committedEvents, recordBookingEvent, type BookingEventBus } from './booking-events.js';
-import { fromBookingItem, toBookingItem } from './booking-item.js';
+import { fromBookingItem, toBookingItem, type BookingView } from './booking-item.js';
+
+export type { BookingView } from './booking-item.js';
 import { checkRange, isUuid } from './input-checks.js';
 import { IDEMPOTENCY_TTL_MS, idempotencyConflict, replay, requestHash, storeOutcome, type IdempotentRequest } from './idempotency.js';
 import { expandRule, parseRule, RecurrenceError, type ParsedRule, type Slot } from './recurrence.js';
@@ -50,18 +52,6 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** Reminder jobs queued before the reminder sweep existed still run under this name. */
 export const SEND_REMINDER_TASK = 'send_reminder';
 export const EXTEND_HORIZONS_TASK = 'extend_booking_horizons';
-
-/** A booking as every adapter presents it (the seed's BookingItem, with Date values). */
-export interface BookingView {
-  id: string;
-  agentId: string;
-  startsAt: Date;
-  endsAt: Date;
-  status: 'confirmed' | 'cancelled';
-  rrule: string | null;
-  warningSentAt: Date | null;
-  createdAt: Date;
-}
 
 export interface CreateBookingInput {
   agentId: string;

@@ -59,7 +59,7 @@ export type { BookingService } from './booking.service.js';
 export type { ProposalService } from './proposal.service.js';
 export { toBookingItem } from './booking-item.js';
 export { BOOKING_LIMITS } from './booking.service.js';
-export { presentProposal } from './rest/proposal.routes.js';
+export { presentProposal } from './proposal.view.js';
 export type { WebhookHealth, WebhookFailureKind } from './webhook.service.js';
 
 export const schedulingEntities = [Agent, Booking, BookingSlot, IdempotencyKey, Proposal, BookingEvent, Webhook, WebhookDelivery, WebhookAttempt];

@@ -1,5 +1,5 @@
 import { AppError } from '../../platform/errors.js';
-import type { BookingEventView } from './booking-events.js';
+import type { BookingEventView } from './booking-item.js';
 
 /**
  * Live events a subscriber may leave unread. One that falls further behind (a client that stopped

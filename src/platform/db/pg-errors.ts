@@ -2,8 +2,10 @@ import { DriverException } from '@mikro-orm/core';
 
 /**
  * Reading PostgreSQL errors. Services ask which named constraint a write violated and turn it into
- * their own domain error (`bookings_no_overlap` → `slot_taken`); the transports turn any violation a
- * service did not claim into a plain `conflict` (see `toAppError`).
+ * their own domain error (`booking_slots_no_overlap` → `slot_taken`); `toAppError` (platform/errors.ts)
+ * turns a violation no service claimed into a plain `conflict` and an error `isDatabaseUnavailable`
+ * recognises into `unavailable`. `retryTransient` reruns a transaction broken off by a deadlock or a
+ * serialization failure.
  */
 const UNIQUE_VIOLATION = '23505';
 const EXCLUSION_VIOLATION = '23P01';

@@ -7,7 +7,8 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { NodeSDK, resources } from '@opentelemetry/sdk-node';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
-import { REQUEST_ID_ATTRIBUTE, type Tracing, type TracingOptions } from './tracing.js';
+import { REQUEST_ID_ATTRIBUTE } from './attributes.js';
+import type { Tracing, TracingOptions } from './tracing.js';
 
 /**
  * Starts the OpenTelemetry SDK with the HTTP, undici, Fastify, pg and GraphQL instrumentations.

@@ -4,8 +4,7 @@
  * so a process without the variable runs exactly the code it ran before tracing existed.
  */
 
-/** Span attribute carrying Fastify's request id (the `x-request-id` response header). */
-export const REQUEST_ID_ATTRIBUTE = 'gateway.request_id';
+export { REQUEST_ID_ATTRIBUTE } from './attributes.js';
 
 export interface TracingOptions {
   serviceName: string;

@@ -1,7 +1,7 @@
 import htm from 'htm';
 import { h, type ComponentChildren } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { AUTH_METHODS, PRICING_MODELS, checkToolSubmission } from '../../modules/directory/tool-rules.js';
+import { AUTH_METHODS, PRICING_MODELS, checkToolSubmission } from '../../modules/directory/browser.js';
 import {
   BrowseToolsDocument,
   CategoriesDocument,

@@ -127,8 +127,11 @@ describe('bookings', () => {
 
     it('lets two agents book the same time', async () => {
       const [a, b] = [await createAgent(t, root), await createAgent(t, root)];
-      await createBooking(t, a, '2030-03-05T10:00:00Z', '2030-03-05T11:00:00Z');
-      await createBooking(t, b, '2030-03-05T10:00:00Z', '2030-03-05T11:00:00Z');
+      const first = await createBooking(t, a, '2030-03-05T10:00:00Z', '2030-03-05T11:00:00Z');
+      const second = await createBooking(t, b, '2030-03-05T10:00:00Z', '2030-03-05T11:00:00Z');
+      expect(second).toMatchObject({ status: 'confirmed', startsAt: first.startsAt, endsAt: first.endsAt });
+      expect(second.id).not.toBe(first.id);
+      expect((await list(b)).json().items).toEqual([expect.objectContaining({ id: second.id })]);
     });
 
     it('frees the slot of a cancelled booking', async () => {

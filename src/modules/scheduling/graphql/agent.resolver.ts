@@ -3,7 +3,7 @@ import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } fro
 import { AppError } from '../../../platform/errors.js';
 import { AGENT_LIMITS, type AgentService } from '../agent.service.js';
 import { isUuid } from '../input-checks.js';
-import { NEXT_STEP } from '../rest/agent.presenter.js';
+import { NEXT_STEP } from '../agent.view.js';
 import type { SchedulingContext } from './context.js';
 import { checkLimit } from './limits.js';
 import { AgentNode, CreateAgentInput, CreateAgentPayload, NextStep } from './agent.types.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../../platform/errors.js';
 import type { AgentService } from '../agent.service.js';
-import { presentCreatedAgent } from './agent.presenter.js';
+import { presentCreatedAgent } from '../agent.view.js';
 import { createAgentRoute } from './agent.schemas.js';
 
 interface AgentCreateBody {

@@ -1,21 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { AgentService } from '../agent.service.js';
 import type { ProposalStatus } from '../entities/proposal.entity.js';
-import type { ProposalRole, ProposalService, ProposalView } from '../proposal.service.js';
+import type { ProposalRole, ProposalService } from '../proposal.service.js';
+import { presentProposal } from '../proposal.view.js';
 import { createProposalRoute, decideProposalRoute, listProposalsRoute } from './proposal.schemas.js';
-
-/** Seed 000 `ProposalItem`. */
-export function presentProposal(proposal: ProposalView) {
-  return {
-    id: proposal.id,
-    proposerAgentId: proposal.proposerAgentId,
-    targetAgentId: proposal.targetAgentId,
-    startsAt: proposal.startsAt.toISOString(),
-    endsAt: proposal.endsAt.toISOString(),
-    status: proposal.status,
-    createdAt: proposal.createdAt.toISOString(),
-  };
-}
 
 const DECISIONS = {
   accept: 'Accept: the slot moves to the proposer (target only)',

@@ -2,6 +2,12 @@ import { namedStatement } from '../../../platform/db/statements.js';
 import type { BookingItem } from '../booking-item.js';
 import type { BookingEventType } from '../entities/booking-event.entity.js';
 
+/** How the SQL write functions report the events they wrote (all about one booking). */
+export interface WrittenEvents {
+  events: { eventId: string; previousEventId: string | null; agentId: string; type: BookingEventType }[];
+  deliveries: number;
+}
+
 export interface BookingEventRow {
   id: string;
   agent_id: string;

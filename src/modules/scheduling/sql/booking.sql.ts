@@ -1,8 +1,7 @@
 import { namedStatement } from '../../../platform/db/statements.js';
-import type { BookingView } from '../booking.service.js';
-import type { BookingItem } from '../booking-item.js';
+import type { BookingItem, BookingView } from '../booking-item.js';
 import type { StoredOutcome } from '../idempotency.js';
-import type { WrittenEvents } from '../booking-events.js';
+import type { WrittenEvents } from './booking-event.sql.js';
 
 export interface BookingRow {
   id: string;

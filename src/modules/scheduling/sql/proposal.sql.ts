@@ -1,5 +1,5 @@
 import { namedStatement } from '../../../platform/db/statements.js';
-import type { WrittenEvents } from '../booking-events.js';
+import type { WrittenEvents } from './booking-event.sql.js';
 import type { BookingItem } from '../booking-item.js';
 import type { ProposalStatus } from '../entities/proposal.entity.js';
 

@@ -1,4 +1,5 @@
-import type { CreatedAgent } from '../agent.service.js';
+/** How a newly created agent is presented: REST sends it, GraphQL shares its next-step text (a module view, not an adapter's). */
+import type { CreatedAgent } from './agent.service.js';
 
 /** The literal header forms clients copy; placeholders, the same for every agent. */
 export const NEXT_STEP = {
