@@ -111,17 +111,19 @@ export class CalendarFeedService {
     if (token.startsWith(AGENT_TOKEN_PREFIX)) {
       throw new AppError('unauthorized', 'an API token is not a feed token: create a calendar feed and use its cal_… token');
     }
+    // PostgreSQL answers uuids in lower case; a URL may carry one in either.
+    const calendarId = agentId.toLowerCase();
     const now = this.clock.now();
     const since = new Date(now.getTime() - Math.max(CALENDAR_FEED_LIMITS.cancelledVisibleDays, CALENDAR_FEED_LIMITS.endedVisibleDays) * DAY_MS);
     const rows = await this.statements.rows(CALENDAR_FEED, [
       sha256Hex(token),
-      isUuid(agentId) ? agentId : null,
+      isUuid(calendarId) ? calendarId : null,
       since,
       CALENDAR_FEED_LIMITS.maxEvents + 1,
     ]);
     const [first] = rows;
     if (!first) throw new AppError('unauthorized', 'invalid feed token: it is not recognised or was revoked');
-    if (first.feed_agent_id !== agentId) throw new AppError('forbidden', 'the feed token belongs to another agent’s calendar');
+    if (first.feed_agent_id !== calendarId) throw new AppError('forbidden', 'the feed token belongs to another agent’s calendar');
     const bookings = rows.filter((row) => row.id !== null);
     const truncated = bookings.length > CALENDAR_FEED_LIMITS.maxEvents;
     const listed = truncated ? bookings.slice(0, CALENDAR_FEED_LIMITS.maxEvents) : bookings;

@@ -210,6 +210,7 @@ describe('iCalendar feeds', () => {
     expect([foreign.statusCode, foreign.json().error]).toEqual([403, 'forbidden']);
     expect((await getFeed('not-a-uuid', feed.token)).statusCode).toBe(403);
     expect((await getFeed(other.id, othersFeed.token)).statusCode).toBe(200);
+    expect((await getFeed(other.id.toUpperCase(), othersFeed.token)).statusCode).toBe(200);
 
     // Revoking: the owner only, then the URL stops working at once.
     const notYours = await t.rest({ method: 'DELETE', url: `/api/calendar-feeds/${feed.id}`, headers: bearer(other.token) });
