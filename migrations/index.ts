@@ -12,6 +12,7 @@ import { Migration20261123030000_webhook_claim_recheck } from './Migration202611
 import { Migration20261123040000_booking_cap_live_series } from './Migration20261123040000_booking_cap_live_series.js';
 import { Migration20261123050000_webhook_claim_index_order } from './Migration20261123050000_webhook_claim_index_order.js';
 import { Migration20261123060000_webhook_fanout } from './Migration20261123060000_webhook_fanout.js';
+import { Migration20261123070000_calendar_feeds } from './Migration20261123070000_calendar_feeds.js';
 
 /**
  * Every migration, oldest first. Migrations are forward-only SQL read by a human before merge; the
@@ -32,4 +33,5 @@ export const migrations = [
   { name: 'Migration20261123040000_booking_cap_live_series', class: Migration20261123040000_booking_cap_live_series },
   { name: 'Migration20261123050000_webhook_claim_index_order', class: Migration20261123050000_webhook_claim_index_order },
   { name: 'Migration20261123060000_webhook_fanout', class: Migration20261123060000_webhook_fanout },
+  { name: 'Migration20261123070000_calendar_feeds', class: Migration20261123070000_calendar_feeds },
 ];

@@ -15,6 +15,7 @@
  * - event: booking.created / cancelled / transferred / reminder, written to `booking_events` (the
  *   outbox) in the transaction of the change; its id is the cursor of subscriptions and webhooks.
  * - delivery: one event on its way to one webhook endpoint, with its attempts.
+ * - calendar feed: a read-only iCalendar URL of an agent's bookings with its own token (`cal_…`, stored as SHA-256).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
@@ -28,6 +29,10 @@ import { IdempotencyKey } from './entities/idempotency-key.entity.js';
 import { BookingEvent } from './entities/booking-event.entity.js';
 import { Proposal } from './entities/proposal.entity.js';
 import { Webhook, WebhookAttempt, WebhookDelivery } from './entities/webhook.entity.js';
+import { CalendarFeed } from './entities/calendar-feed.entity.js';
+import { CalendarFeedService } from './calendar-feed.service.js';
+import { CalendarFeedResolver } from './graphql/calendar-feed.resolver.js';
+import { registerCalendarFeedRoutes } from './rest/calendar-feed.routes.js';
 import { AgentResolver } from './graphql/agent.resolver.js';
 import { BookingEventResolver } from './graphql/booking-event.resolver.js';
 import { ProposalResolver } from './graphql/proposal.resolver.js';
@@ -62,8 +67,8 @@ export { BOOKING_LIMITS } from './booking.service.js';
 export { presentProposal } from './proposal.view.js';
 export type { WebhookHealth, WebhookFailureKind } from './webhook.service.js';
 
-export const schedulingEntities = [Agent, Booking, BookingSlot, IdempotencyKey, Proposal, BookingEvent, Webhook, WebhookDelivery, WebhookAttempt];
-export const schedulingResolvers = [AgentResolver, BookingResolver, ProposalResolver, WebhookResolver, BookingEventResolver];
+export const schedulingEntities = [Agent, Booking, BookingSlot, IdempotencyKey, Proposal, BookingEvent, Webhook, WebhookDelivery, WebhookAttempt, CalendarFeed];
+export const schedulingResolvers = [AgentResolver, BookingResolver, ProposalResolver, WebhookResolver, BookingEventResolver, CalendarFeedResolver];
 
 export interface SchedulingDeps {
   em: EntityManager;
@@ -115,6 +120,7 @@ export function createSchedulingModule(deps: SchedulingDeps) {
   const attemptsTotal = deps.metrics.counter('gateway_webhook_delivery_attempts_total', 'Webhook delivery attempts made by this process, by outcome: delivered, retrying (failed, retry scheduled), failed (given up)', ['outcome']);
   const attemptOutcomes = Object.fromEntries(WEBHOOK_ATTEMPT_OUTCOMES.map((outcome) => [outcome, attemptsTotal.series({ outcome })])) as Record<WebhookAttemptOutcome, CounterSeries>;
   const webhooks = new WebhookService(em, clock, statements, deps.webhooks, logger, attemptOutcomes);
+  const calendarFeeds = new CalendarFeedService(em, clock, statements);
   registerBookingEventMetrics(deps.metrics, bus, statements);
 
   // Webhook deliveries are claimed from their table, woken by the commits that create them.
@@ -156,7 +162,7 @@ export function createSchedulingModule(deps: SchedulingDeps) {
     bookings,
     proposals,
     webhooks,
-    resolvers: [new AgentResolver(agents), new BookingResolver(bookings), new ProposalResolver(proposals), new WebhookResolver(webhooks), new BookingEventResolver()],
+    resolvers: [new AgentResolver(agents), new BookingResolver(bookings), new ProposalResolver(proposals), new WebhookResolver(webhooks), new BookingEventResolver(), new CalendarFeedResolver(calendarFeeds)],
     createContext: (base: PlatformContext): SchedulingContext['scheduling'] => {
       let actor: Promise<AgentRecord> | undefined;
       const loaders = createSchedulingLoaders(statements);
@@ -181,6 +187,7 @@ export function createSchedulingModule(deps: SchedulingDeps) {
       registerBookingRoutes(app, agents, bookings);
       registerProposalRoutes(app, agents, proposals);
       registerWebhookRoutes(app, agents, webhooks);
+      registerCalendarFeedRoutes(app, agents, calendarFeeds);
     },
     /** Job handlers; each runs in its own unit of work. */
     tasks: {

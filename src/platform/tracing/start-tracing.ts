@@ -7,6 +7,7 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { NodeSDK, resources } from '@opentelemetry/sdk-node';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
+import { redactUrl } from '../logger.js';
 import { REQUEST_ID_ATTRIBUTE } from './attributes.js';
 import type { Tracing, TracingOptions } from './tracing.js';
 
@@ -29,7 +30,8 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [
-      new HttpInstrumentation(),
+      // A calendar feed's token travels in its URL (apps send no headers); spans keep the URL without it.
+      new HttpInstrumentation({ redactedQueryParamsServer: ['token'] }),
       new UndiciInstrumentation(),
       // Queries outside a request (migrations, LISTEN heartbeats, job and webhook polling) would each be a
       // trace of their own every few seconds: only statements under a span are recorded.
@@ -40,6 +42,8 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
         registerOnInitialization: true,
         requestHook: (requestSpan, request) => {
           requestSpan.setAttribute(REQUEST_ID_ATTRIBUTE, request.id);
+          // @fastify/otel records `url.path` as the whole request URL, query string included.
+          requestSpan.setAttribute('url.path', redactUrl(request.url));
           // Still the HTTP server span here (the Fastify span is not active yet): backends list requests by it.
           trace.getActiveSpan()?.setAttribute(REQUEST_ID_ATTRIBUTE, request.id);
         },

@@ -97,7 +97,22 @@ describe('traces', () => {
       const spans = receiver.spans.filter((span) => span.traceId === graphqlServerSpan.traceId && span.scope === '@opentelemetry/instrumentation-graphql');
       return spans.some((span) => span.name.startsWith('query')) ? spans : undefined;
     });
+    // A calendar feed's token is in its URL: no span keeps it.
+    const feed = await post(base, '/api/calendar-feeds', {}, token);
+    expect(feed.status).toBe(201);
+    const feedResponse = await fetch(`${base}${feed.body.path}`);
+    expect(feedResponse.status).toBe(200);
+    const feedRequestId = feedResponse.headers.get('x-request-id');
+    const feedServerSpan = await eventually(async () =>
+      receiver.spans.find((span) => span.kind === SPAN_KIND_SERVER && span.attributes[REQUEST_ID_ATTRIBUTE] === feedRequestId),
+    );
+    const feedTrace = await eventually(async () => {
+      const spans = receiver.spans.filter((span) => span.traceId === feedServerSpan.traceId);
+      return spans.some((span) => span.scope === '@fastify/otel') ? spans : undefined;
+    });
     await stop(server);
+    expect(JSON.stringify(feedTrace)).toContain('calendar.ics');
+    expect(JSON.stringify(feedTrace)).not.toContain(feed.body.token!.slice(4));
     expect(graphqlServerSpan.name).toBe('POST /graphql');
     expect(graphqlSpans.map((span) => span.name)).toEqual(expect.arrayContaining(['graphql.parse', 'graphql.validate', 'query Me']));
 

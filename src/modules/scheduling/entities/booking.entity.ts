@@ -22,6 +22,11 @@ export type BookingStatus = 'confirmed' | 'cancelled';
   name: 'bookings_reminder_due_idx',
   expression: "create index bookings_reminder_due_idx on bookings (starts_at) where status = 'confirmed' and warning_sent_at is null",
 })
+// The iCalendar feed lists an agent's cancellations of the last 30 days.
+@Index({
+  name: 'bookings_agent_cancelled_idx',
+  expression: "create index bookings_agent_cancelled_idx on bookings (agent_id, cancelled_at) where status = 'cancelled'",
+})
 // Window reads find the bookings overlapping [from, to) whatever the agent's past holds.
 @Index({
   name: 'bookings_agent_range_idx',
