@@ -41,6 +41,7 @@ interface Victims {
   bookingId: string;
   proposalId: string;
   webhookId: string;
+  feedId: string;
   user: SignedInUser;
   toolId: number;
 }
@@ -66,6 +67,11 @@ const REST_REQUESTS: Record<string, (v: Victims) => { url: string; payload?: Rec
   'POST /api/webhooks': () => ({ url: '/api/webhooks', payload: { url: 'https://hooks.example.com/x', events: ['booking.created'] } }),
   'GET /api/webhooks': () => ({ url: '/api/webhooks' }),
   'DELETE /api/webhooks/{id}': (v) => ({ url: `/api/webhooks/${v.webhookId}` }),
+  'POST /api/calendar-feeds': () => ({ url: '/api/calendar-feeds' }),
+  'GET /api/calendar-feeds': () => ({ url: '/api/calendar-feeds' }),
+  'DELETE /api/calendar-feeds/{id}': (v) => ({ url: `/api/calendar-feeds/${v.feedId}` }),
+  // Public in the document: the feed token in the URL is its credential (calendar-feeds.test.ts).
+  'GET /api/agents/{id}/calendar.ics': (v) => ({ url: `/api/agents/${v.agent.id}/calendar.ics` }),
   'GET /v1/tokens/{mint}/analytics': () => ({ url: '/v1/tokens/So11111111111111111111111111111111111111112/analytics' }),
   'GET /v1/tokens/{mint}/safety': () => ({ url: '/v1/tokens/So11111111111111111111111111111111111111112/safety' }),
   'GET /api/status': () => ({ url: '/api/status' }),
@@ -108,6 +114,9 @@ const GRAPHQL_ROWS: Record<string, GraphQLRow> = {
   'Query.proposals': { audience: 'agent', query: '{ proposals { id } }' },
   'Query.webhookDeliveries': { audience: 'agent', query: '{ webhookDeliveries { id } }' },
   'Query.webhooks': { audience: 'agent', query: '{ webhooks { id } }' },
+  'Query.calendarFeeds': { audience: 'agent', query: '{ calendarFeeds { id } }' },
+  'Mutation.createCalendarFeed': { audience: 'agent', query: 'mutation { createCalendarFeed { feed { id } } }' },
+  'Mutation.revokeCalendarFeed': { audience: 'agent', query: 'mutation($id: ID!) { revokeCalendarFeed(id: $id) }', variables: byId('feedId') },
   'Mutation.acceptProposal': { audience: 'agent', query: 'mutation($id: ID!) { acceptProposal(id: $id) { id } }', variables: byId('proposalId') },
   'Mutation.rejectProposal': { audience: 'agent', query: 'mutation($id: ID!) { rejectProposal(id: $id) { id } }', variables: byId('proposalId') },
   'Mutation.declineProposal': { audience: 'agent', query: 'mutation($id: ID!) { declineProposal(id: $id) { id } }', variables: byId('proposalId') },
@@ -168,7 +177,7 @@ const MCP_ROWS: Record<string, { audience: 'public' | 'agent'; args: (v: Victims
 };
 
 /** Tables a denied request must leave as they were. */
-const WRITTEN_TABLES = ['agents', 'bookings', 'booking_slots', 'proposals', 'webhooks', 'booking_events', 'tools', 'votes', 'users', 'magic_link_tokens', 'price_snapshots', 'price_rows', 'idempotency_keys', 'webhook_deliveries'];
+const WRITTEN_TABLES = ['agents', 'bookings', 'booking_slots', 'proposals', 'webhooks', 'booking_events', 'tools', 'votes', 'users', 'magic_link_tokens', 'price_snapshots', 'price_rows', 'idempotency_keys', 'webhook_deliveries', 'calendar_feeds'];
 
 describe('authorization matrix', () => {
   let t: TestApp;
@@ -195,7 +204,17 @@ describe('authorization matrix', () => {
     expect(webhook.statusCode).toBe(201);
     const user = await signIn(t, mailbox);
     const tool = await submitTool(t, user);
-    victims = { agent, bookingId: booking.id, proposalId: proposal.json<{ id: string }>().id, webhookId: webhook.json<{ id: string }>().id, user, toolId: tool.id };
+    const feed = await t.rest({ method: 'POST', url: '/api/calendar-feeds', headers: bearer(agent.token) });
+    expect(feed.statusCode).toBe(201);
+    victims = {
+      agent,
+      bookingId: booking.id,
+      proposalId: proposal.json<{ id: string }>().id,
+      webhookId: webhook.json<{ id: string }>().id,
+      feedId: feed.json<{ id: string }>().id,
+      user,
+      toolId: tool.id,
+    };
     document = (await t.rest({ method: 'GET', url: '/openapi.json' })).json<OpenApiDocument>();
     await t.app.listen({ port: 0, host: '127.0.0.1' }); // for graphql-ws and MCP clients
 
@@ -275,7 +294,7 @@ describe('authorization matrix', () => {
 
   it("answers another agent's token on the victim's rows with 403 or 404, shows none of them in any list, and writes nothing", async () => {
     const before = await tableCounts();
-    const victimIds = [victims.agent.id, victims.bookingId, victims.proposalId, victims.webhookId];
+    const victimIds = [victims.agent.id, victims.bookingId, victims.proposalId, victims.webhookId, victims.feedId];
     const outcomes: string[] = [];
     for (const operation of restOperations().filter((candidate) => candidate.audience === 'agent')) {
       const expected = operation.key.includes('{id}') ? [403, 404] : operation.method === 'GET' ? [200] : [];
@@ -286,7 +305,7 @@ describe('authorization matrix', () => {
       outcomes.push(`${operation.key}: ${expected.includes(response.statusCode) && leaked.length === 0 ? 'denied' : `${response.statusCode}, leaks ${leaked.join(', ')}`}`);
     }
     expect(outcomes.filter((line) => !line.endsWith('denied'))).toEqual([]);
-    expect(outcomes).toHaveLength(10);
+    expect(outcomes).toHaveLength(12);
     expect(await tableCounts()).toEqual(before);
   });
 
@@ -343,7 +362,7 @@ describe('authorization matrix', () => {
 
   it("answers another agent's token on the victim's rows with forbidden or not_found, and shows none of them", async () => {
     const before = await tableCounts();
-    const victimIds = [victims.bookingId, victims.proposalId, victims.webhookId];
+    const victimIds = [victims.bookingId, victims.proposalId, victims.webhookId, victims.feedId];
     const outcomes: string[] = [];
     for (const [field, row] of Object.entries(GRAPHQL_ROWS)) {
       if (row.audience !== 'agent' || field.startsWith('Subscription.') || (field.startsWith('Mutation.create') || field === 'Mutation.registerWebhook')) continue;

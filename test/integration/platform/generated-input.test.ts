@@ -162,7 +162,7 @@ function mutations(operation: Operation, bodySchema: JsonSchema | undefined): fc
 }
 
 /** Tables an error answer must leave as they were (one round trip). */
-const TABLES = ['agents', 'bookings', 'booking_slots', 'proposals', 'webhooks', 'booking_events', 'idempotency_keys', 'tools', 'votes', 'users', 'price_snapshots', 'price_rows'];
+const TABLES = ['calendar_feeds', 'agents', 'bookings', 'booking_slots', 'proposals', 'webhooks', 'booking_events', 'idempotency_keys', 'tools', 'votes', 'users', 'price_snapshots', 'price_rows'];
 const COUNT_ALL = `select ${TABLES.map((table) => `(select count(*) from ${table})`).join(' || \',\' || ')} as counts`;
 
 const DOCUMENT = JSON.parse(readFileSync(new URL('../../../schema/openapi.json', import.meta.url), 'utf8')) as { paths: Record<string, Record<string, Operation>> };
@@ -201,7 +201,10 @@ describe('generated hostile input on every REST operation', () => {
       payload: { targetAgentId: root.id, startsAt: '2033-07-01T09:00:00Z', endsAt: '2033-07-01T10:00:00Z' },
     });
     const webhook = await t.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(agent.token), payload: { url: 'https://generated.example.com/hook' } });
+    const feed = await t.rest({ method: 'POST', url: '/api/calendar-feeds', headers: bearer(agent.token) });
     const owned: [prefix: string, id: string][] = [
+      ['/api/calendar-feeds/{id}', feed.json<{ id: string }>().id],
+      ['/api/agents/{id}', agent.id],
       ['/api/bookings/{id}', booking.id],
       ['/api/proposals/{id}', proposal.json<{ id: string }>().id],
       ['/api/webhooks/{id}', webhook.json<{ id: string }>().id],

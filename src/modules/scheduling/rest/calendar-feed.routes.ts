@@ -125,7 +125,8 @@ export function registerCalendarFeedRoutes(app: FastifyInstance, agents: AgentSe
           },
           304: { description: 'Not modified since the ETag sent as If-None-Match', type: 'null', headers: { ETag: { type: 'string' } } },
           400: errorBody,
-          ...errorResponses(401, 403),
+          // 404: a path the router cannot match (an id longer than any id), see FrameworkErrors.
+          ...errorResponses(401, 403, 404),
         },
       },
     },
