@@ -127,8 +127,11 @@ describe('/browse in headless Chromium', () => {
     // Vote: the count moves at once and matches the server.
     const firstCard = page.getByTestId('tool-card').first();
     const before = Number(await firstCard.getByTestId('vote-count').textContent());
+    // The button flips before the server answers (optimistic): the row is read once the vote is answered.
+    const voteAnswered = page.waitForResponse((response) => response.url().endsWith('/graphql') && (response.request().postData() ?? '').includes('toggleVote'));
     await firstCard.getByRole('button', { name: /^Vote for/ }).click();
     await firstCard.getByRole('button', { name: /^Remove your vote/ }).waitFor();
+    await voteAnswered;
     expect(Number(await firstCard.getByTestId('vote-count').textContent())).toBe(before + 1);
     const [row] = await t.query<{ n: number }>('select count(*)::int as n from votes');
     expect(row!.n).toBe(1);
