@@ -15,7 +15,8 @@ import type { Orm } from './platform/db/orm.js';
 import { buildGatewaySchema, resolverContainer } from './platform/graphql/schema.js';
 import { registerGraphQL } from './platform/graphql/server.js';
 import { clientAddress, proxyTrust } from './platform/http/client-address.js';
-import { installCredentialParsing } from './platform/http/credential.js';
+import { installActorResolution } from './platform/http/credential.js';
+import { ActorResolver } from './platform/auth/actor.js';
 import { FrameworkErrors, installErrorHandlers } from './platform/http/errors.js';
 import { installInFlightTracking } from './platform/http/in-flight.js';
 import { RequestMetrics } from './platform/http/request-metrics.js';
@@ -78,7 +79,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installJsonBodyParser(app);
   installErrorHandlers(app);
   frameworkErrors.install(app);
-  installCredentialParsing(app);
+  // Who is calling is resolved once per request; the modules add their kinds of token below.
+  const actors = new ActorResolver(config.adminToken);
+  installActorResolution(app, actors);
   installInFlightTracking(app);
   const metrics = new Metrics();
   const requestMetrics = new RequestMetrics(metrics);
@@ -123,6 +126,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     metrics,
   });
+  actors.accept(scheduling.agents.tokens);
   scheduling.registerRoutes(app);
 
   const rateLimits = new RateLimits(rateLimitPool, metrics);
@@ -137,6 +141,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     publicUrl: config.publicUrl,
     limits: { anonymousPerMinute: config.rateLimitAnonPerMin, signedInPerMinute: config.rateLimitAuthPerMin },
   });
+  actors.accept(directory.accounts.tokens);
   directory.registerRoutes(app);
 
   const pricing = createPricesModule({
@@ -170,7 +175,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerMcpEndpoint(app, {
     logger,
-    agents: scheduling.agents,
     bookings: scheduling.bookings,
     proposals: scheduling.proposals,
     tokens: tokenAnalytics.tokens,
@@ -185,6 +189,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerGraphQL<SchedulingContext & DirectoryContext>(app, {
     schema,
     logger,
+    actors,
     runInScope: (operation) => RequestContext.create(orm.em, operation),
     clientAddress: (request) => clientAddress(request, trust),
     metrics,

@@ -1,20 +1,51 @@
 import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { generateToken, sha256Hex, type PresentedCredential } from '../../platform/auth/credentials.js';
+import { notThePrincipal, type Actor, type TokenResolver } from '../../platform/auth/actor.js';
+import { generateToken, sha256Hex } from '../../platform/auth/credentials.js';
 import { InvalidTokenError, type JwtIssuer } from '../../platform/auth/jwt.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
-import type { RateLimitPolicy } from '../../platform/http/rate-limit.js';
+import type { FastifyReply } from 'fastify';
+import type { RateLimitPolicy, RateLimits } from '../../platform/http/rate-limit.js';
 import type { Mailer } from '../../platform/mail/mailer.js';
 import { MagicLinkToken } from './entities/magic-link-token.entity.js';
-import { User } from './entities/user.entity.js';
 
 export const MAGIC_LINK_TTL_MS = 15 * 60 * 1000;
 
-/** Sign-in has its own budgets, over REST and GraphQL alike, apart from the directory's. */
-export const SIGN_IN_BY_IP: RateLimitPolicy = { name: 'sign-in-ip', points: 10, durationSeconds: 60 };
-export const SIGN_IN_BY_ADDRESS: RateLimitPolicy = { name: 'sign-in-address', points: 10, durationSeconds: 60 };
+/** Sign-in has its own budgets, apart from the directory's: per client address, and per e-mail address asked for. */
+const SIGN_IN_BY_IP: RateLimitPolicy = { name: 'sign-in-ip', points: 10, durationSeconds: 60 };
+const SIGN_IN_BY_ADDRESS: RateLimitPolicy = { name: 'sign-in-address', points: 10, durationSeconds: 60 };
 export const SESSION_TTL_SECONDS = 7 * 24 * 60 * 60;
+
+/** A signed-in directory user, as a session token names them. */
+export interface Account {
+  readonly id: string;
+  readonly email: string;
+}
+
+declare module '../../platform/auth/actor.js' {
+  interface Principals {
+    /** A directory user, by a session token from /api/auth/verify. */
+    account: { readonly account: Account };
+  }
+}
+
+const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]+$/;
+
+/** The signed-in user an operation acts for; 401 `unauthorized` for anyone else, saying why. */
+export function accountOf(actor: Actor): Account {
+  if (actor.kind === 'account') return actor.account;
+  throw notThePrincipal(
+    actor,
+    'sign in first: send Authorization: Bearer <token> from /api/auth/verify',
+    'this operation needs a directory session: send the token from /api/auth/verify, not an agent or admin token',
+  );
+}
+
+/** The signed-in user for reads, where anyone else simply reads anonymously. */
+export function viewerOf(actor: Actor): Account | undefined {
+  return actor.kind === 'account' ? actor.account : undefined;
+}
 
 // zod's address rule (the common subset mail providers accept: no commas, brackets, quotes or
 // spaces, a dotted domain). Deliverability is the mail server's call.
@@ -34,6 +65,7 @@ export class AccountService {
     private readonly jwt: JwtIssuer,
     private readonly mailer: Mailer,
     private readonly publicUrl: string,
+    private readonly rateLimits: RateLimits,
   ) {}
 
   /** Normalises and checks an address; 400 naming `email` when it cannot be one. */
@@ -47,8 +79,10 @@ export class AccountService {
    * Sends a one-time link valid 15 minutes. The answer is the same whether or not the address has an
    * account, so the route cannot be used to find out who has one.
    */
-  async requestMagicLink(rawEmail: string): Promise<void> {
+  async requestMagicLink(address: string, rawEmail: string, reply?: FastifyReply): Promise<void> {
+    await this.rateLimits.consumeByAddress(SIGN_IN_BY_IP, address, reply);
     const email = this.checkEmail(rawEmail);
+    await this.rateLimits.consume(SIGN_IN_BY_ADDRESS, email, reply);
     const token = generateToken('');
     const now = this.clock.now();
     this.em.create(MagicLinkToken, { tokenHash: sha256Hex(token), email, expiresAt: new Date(now.getTime() + MAGIC_LINK_TTL_MS), createdAt: now });
@@ -63,7 +97,8 @@ export class AccountService {
   }
 
   /** Redeems a link once (a conditional update), creating the account on first sign-in. */
-  async redeem(token: string): Promise<SignedIn> {
+  async redeem(address: string, token: string, reply?: FastifyReply): Promise<SignedIn> {
+    await this.rateLimits.consumeByAddress(SIGN_IN_BY_IP, address, reply);
     const now = this.clock.now();
     const user = await this.em.transactional(async (tx) => {
       const [used] = await tx.execute<{ email: string }[]>(
@@ -83,32 +118,20 @@ export class AccountService {
     return { token: session.token, expiresAt: session.expiresAt, user };
   }
 
-  /** The signed-in user; 401 for a missing, malformed, forged or expired token. */
-  async authenticate(credential: PresentedCredential): Promise<User> {
-    if (credential.kind !== 'token') throw new AppError('unauthorized', 'sign in first: send Authorization: Bearer <token> from /api/auth/verify');
-    try {
-      const { subject } = await this.jwt.verify(credential.token);
-      const user = await this.em.findOne(User, subject);
-      if (!user) throw new InvalidTokenError('invalid');
-      return user;
-    } catch (error) {
-      if (!(error instanceof InvalidTokenError)) throw error;
-      throw new AppError('unauthorized', error.reason === 'expired' ? 'the token has expired: sign in again' : 'the token is not valid: sign in again');
-    }
-  }
-
-  /** Who a valid session token belongs to, without a database read (rate-limit keys). */
-  async sessionSubject(credential: PresentedCredential): Promise<string | undefined> {
-    if (credential.kind !== 'token') return undefined;
-    return this.jwt.verify(credential.token).then(
-      (verified) => verified.subject,
-      () => undefined,
-    );
-  }
-
-  /** The signed-in user for reads, where a missing or bad token simply means anonymous. */
-  async viewer(credential: PresentedCredential): Promise<User | undefined> {
-    if (credential.kind !== 'token') return undefined;
-    return this.authenticate(credential).catch(() => undefined);
-  }
+  /**
+   * Session tokens (JWTs) as callers. The signature vouches for the account: no database read,
+   * so rate-limit keys and optional reads cost nothing extra.
+   */
+  readonly tokens: TokenResolver = {
+    claims: (token) => JWT_SHAPE.test(token),
+    resolve: async (token) => {
+      try {
+        const { subject, claims } = await this.jwt.verify(token);
+        return { kind: 'account', account: { id: subject, email: typeof claims.email === 'string' ? claims.email : '' } };
+      } catch (error) {
+        if (!(error instanceof InvalidTokenError)) throw error;
+        throw new AppError('unauthorized', error.reason === 'expired' ? 'the token has expired: sign in again' : 'the token is not valid: sign in again');
+      }
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
-import type { PresentedCredential } from '../../platform/auth/credentials.js';
+import type { Actor } from '../../platform/auth/actor.js';
 import type { RateLimitPolicy, RateLimits } from '../../platform/http/rate-limit.js';
-import type { AccountService } from './account.service.js';
+import { viewerOf } from './account.service.js';
 
 export interface DirectoryLimits {
   anonymousPerMinute: number;
@@ -16,12 +16,9 @@ export interface DirectoryLimits {
 export class DirectoryBudget {
   private readonly anonymous: RateLimitPolicy;
   private readonly signedIn: RateLimitPolicy;
-  /** The caller of a request, read once however many directory fields (aliases) it resolves. */
-  private readonly subjects = new WeakMap<PresentedCredential, Promise<string | undefined>>();
 
   constructor(
     private readonly rateLimits: RateLimits,
-    private readonly accounts: AccountService,
     limits: DirectoryLimits,
   ) {
     this.anonymous = { name: 'directory-ip', points: limits.anonymousPerMinute, durationSeconds: 60 };
@@ -29,15 +26,9 @@ export class DirectoryBudget {
   }
 
   /** Spends one unit, or fails with 429 `rate_limited`; `reply` (REST) also gets the RateLimit-* headers. */
-  async spend(credential: PresentedCredential, address: string, reply?: FastifyReply): Promise<void> {
-    const subject = await this.subjectOf(credential);
-    if (subject) await this.rateLimits.consume(this.signedIn, subject, reply);
+  async spend(actor: Actor, address: string, reply?: FastifyReply): Promise<void> {
+    const account = viewerOf(actor);
+    if (account) await this.rateLimits.consume(this.signedIn, account.id, reply);
     else await this.rateLimits.consumeByAddress(this.anonymous, address, reply);
-  }
-
-  private subjectOf(credential: PresentedCredential): Promise<string | undefined> {
-    let subject = this.subjects.get(credential);
-    if (!subject) this.subjects.set(credential, (subject = this.accounts.sessionSubject(credential)));
-    return subject;
   }
 }

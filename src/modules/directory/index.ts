@@ -48,13 +48,13 @@ export interface DirectoryDeps {
 
 export function createDirectoryModule(deps: DirectoryDeps) {
   const tools = new ToolService(deps.em, deps.clock);
-  const accounts = new AccountService(deps.em, deps.clock, deps.jwt, deps.mailer, deps.publicUrl);
-  const budget = new DirectoryBudget(deps.rateLimits, accounts, deps.limits);
+  const accounts = new AccountService(deps.em, deps.clock, deps.jwt, deps.mailer, deps.publicUrl, deps.rateLimits);
+  const budget = new DirectoryBudget(deps.rateLimits, deps.limits);
   return {
     tools,
     accounts,
-    resolvers: [new DirectoryResolver(tools, accounts, deps.rateLimits, budget)],
-    createContext: (base: PlatformContext): DirectoryContext['directory'] => createDirectoryLoaders(tools, accounts, base.credential),
-    registerRoutes: (app: FastifyInstance) => registerDirectoryRoutes(app, { tools, accounts, rateLimits: deps.rateLimits, budget }),
+    resolvers: [new DirectoryResolver(tools, accounts, budget)],
+    createContext: (base: PlatformContext): DirectoryContext['directory'] => createDirectoryLoaders(tools, base.actor),
+    registerRoutes: (app: FastifyInstance) => registerDirectoryRoutes(app, { tools, accounts, budget }),
   };
 }

@@ -1,11 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Actor } from '../../platform/auth/actor.js';
 import type { Clock } from '../../platform/clock.js';
 import { violatedConstraint } from '../../platform/db/pg-errors.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import { Category } from './entities/category.entity.js';
 import { Tool } from './entities/tool.entity.js';
 import { checkToolSubmission, SUBMISSION_LIMITS, type AuthMethod, type PricingModel, type ToolSubmission } from './tool-rules.js';
-import type { User } from './entities/user.entity.js';
+import { accountOf } from './account.service.js';
 import { Vote } from './entities/vote.entity.js';
 import { normalizeToolUrl, slugify } from './tool-url.js';
 
@@ -150,7 +151,8 @@ export class ToolService {
     return toToolView(tool);
   }
 
-  async submit(user: User, input: SubmitToolInput, agentId?: string): Promise<ToolView> {
+  async submit(actor: Actor, input: SubmitToolInput, agentId?: string): Promise<ToolView> {
+    const user = accountOf(actor);
     checkAgentId(agentId);
     const fields = checkToolSubmission(input);
     const normalized = normalizeToolUrl(input.url);
@@ -196,7 +198,8 @@ export class ToolService {
    * Toggles the caller's vote. One user's toggles on one tool run one at a time (an advisory lock on
    * the pair), and `vote_count` is maintained by a trigger on `votes`, so it always equals the rows.
    */
-  async toggleVote(user: User, toolId: number, agentId?: string): Promise<{ voted: boolean; voteCount: number }> {
+  async toggleVote(actor: Actor, toolId: number, agentId?: string): Promise<{ voted: boolean; voteCount: number }> {
+    const user = accountOf(actor);
     checkAgentId(agentId);
     return this.em.transactional(async (tx) => {
       const exists = Number.isSafeInteger(toolId) && toolId > 0 ? await tx.findOne(Tool, toolId, { fields: ['id'] }) : null;

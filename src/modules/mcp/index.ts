@@ -8,7 +8,7 @@ import { createMcpServer, type McpDeps } from './mcp.server.js';
 
 export function registerMcpEndpoint(app: FastifyInstance, deps: McpDeps): void {
   app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
-    const server = createMcpServer(deps, request.credential, request.ip);
+    const server = createMcpServer(deps, request.actor, request.ip);
     const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
     reply.hijack();
     reply.raw.on('close', () => {

@@ -1,17 +1,16 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { PresentedCredential } from '../../platform/auth/credentials.js';
+import type { Actor } from '../../platform/auth/actor.js';
 import { toAppError } from '../../platform/errors.js';
 import type { Logger } from '../../platform/logger.js';
-import type { AgentService, BookingService, ProposalService } from '../scheduling/index.js';
+import type { BookingService, ProposalService } from '../scheduling/index.js';
 import { BOOKING_LIMITS, presentProposal, toBookingItem } from '../scheduling/index.js';
 import type { TokenAnalyticsService, TokenReadBudget } from '../token-analytics/index.js';
 import { presentAnalytics, presentSafety } from '../token-analytics/index.js';
 
 export interface McpDeps {
   logger: Logger;
-  agents: AgentService;
   bookings: BookingService;
   proposals: ProposalService;
   tokens: TokenAnalyticsService;
@@ -43,9 +42,8 @@ async function answer(work: () => Promise<unknown>, logger: Logger): Promise<Cal
  * One MCP server per request (stateless Streamable HTTP): the tools an agent needs, over the same
  * services as REST. Scheduling tools act as the agent whose token came with the HTTP request.
  */
-export function createMcpServer(deps: McpDeps, credential: PresentedCredential, address: string): McpServer {
+export function createMcpServer(deps: McpDeps, actor: () => Promise<Actor>, address: string): McpServer {
   const server = new McpServer({ name: 'agent-gateway', version: deps.version });
-  const asAgent = () => deps.agents.authenticate(credential);
 
   server.registerTool(
     'get_token_analytics',
@@ -88,7 +86,7 @@ export function createMcpServer(deps: McpDeps, credential: PresentedCredential, 
     },
     ({ from, to, limit }) =>
       answer(async () => {
-        const page = await deps.bookings.list(await asAgent(), { from: from ? new Date(from) : undefined, to: to ? new Date(to) : undefined }, limit ?? BOOKING_LIMITS.listDefault);
+        const page = await deps.bookings.list(await actor(), { from: from ? new Date(from) : undefined, to: to ? new Date(to) : undefined }, limit ?? BOOKING_LIMITS.listDefault);
         return { items: page.items.map(toBookingItem) };
       }, deps.logger),
   );
@@ -101,8 +99,7 @@ export function createMcpServer(deps: McpDeps, credential: PresentedCredential, 
     },
     ({ startsAt, endsAt, idempotencyKey }) =>
       answer(async () => {
-        const agent = await asAgent();
-        return toBookingItem(await deps.bookings.create(agent, { agentId: agent.id, startsAt: new Date(startsAt), endsAt: new Date(endsAt) }, idempotencyKey));
+        return toBookingItem(await deps.bookings.create(await actor(), { startsAt: new Date(startsAt), endsAt: new Date(endsAt) }, idempotencyKey));
       }, deps.logger),
   );
 
@@ -113,7 +110,7 @@ export function createMcpServer(deps: McpDeps, credential: PresentedCredential, 
       inputSchema: { bookingId: z.string().min(1) },
       annotations: { idempotentHint: true, destructiveHint: true },
     },
-    ({ bookingId }) => answer(async () => toBookingItem(await deps.bookings.cancel(await asAgent(), bookingId)), deps.logger),
+    ({ bookingId }) => answer(async () => toBookingItem(await deps.bookings.cancel(await actor(), bookingId)), deps.logger),
   );
 
   server.registerTool(
@@ -123,7 +120,7 @@ export function createMcpServer(deps: McpDeps, credential: PresentedCredential, 
       inputSchema: { targetAgentId: z.string().min(1).max(128), startsAt: dateTime, endsAt: dateTime },
     },
     ({ targetAgentId, startsAt, endsAt }) =>
-      answer(async () => presentProposal(await deps.proposals.create(await asAgent(), { targetAgentId, startsAt: new Date(startsAt), endsAt: new Date(endsAt) })), deps.logger),
+      answer(async () => presentProposal(await deps.proposals.create(await actor(), { targetAgentId, startsAt: new Date(startsAt), endsAt: new Date(endsAt) })), deps.logger),
   );
 
   server.registerTool(
@@ -132,7 +129,7 @@ export function createMcpServer(deps: McpDeps, credential: PresentedCredential, 
       description: 'accept or reject (target), decline (target, final) or withdraw (proposer) a proposal.',
       inputSchema: { proposalId: z.string().min(1), decision: z.enum(['accept', 'reject', 'decline', 'withdraw']) },
     },
-    ({ proposalId, decision }) => answer(async () => presentProposal(await deps.proposals[decision](await asAgent(), proposalId)), deps.logger),
+    ({ proposalId, decision }) => answer(async () => presentProposal(await deps.proposals[decision](await actor(), proposalId)), deps.logger),
   );
 
   return server;

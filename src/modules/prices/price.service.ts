@@ -1,3 +1,4 @@
+import type { Actor } from '../../platform/auth/actor.js';
 import { EventEmitter, on } from 'node:events';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../../platform/clock.js';
@@ -119,6 +120,11 @@ export class PriceService {
   }
 
   /** Adds a snapshot (some pairs, prices may be null); every process's feed follows at once. */
+  /** Snapshots from outside (the admin route) come from the operator only. */
+  authorizeIngest(actor: Actor): void {
+    if (actor.kind !== 'admin') throw new AppError('unauthorized', 'send Authorization: Bearer <ADMIN_TOKEN>');
+  }
+
   async ingest(input: SnapshotInput): Promise<SnapshotAdded> {
     const fields: FieldErrors = {};
     if (input.rows.length === 0) fields.rows = 'must hold at least one row';

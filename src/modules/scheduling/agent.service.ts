@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LRUCache } from 'lru-cache';
-import { generateToken, sha256Hex, type PresentedCredential } from '../../platform/auth/credentials.js';
+import { notThePrincipal, type Actor, type TokenResolver } from '../../platform/auth/actor.js';
+import { generateToken, sha256Hex } from '../../platform/auth/credentials.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Notifications } from '../../platform/db/notifications.js';
 import { violatedConstraint } from '../../platform/db/pg-errors.js';
@@ -28,6 +29,13 @@ export const AGENT_LIMITS = {
 
 export const AGENT_TOKEN_PREFIX = 'agt_';
 
+declare module '../../platform/auth/actor.js' {
+  interface Principals {
+    /** An agent, by its `public_token`. */
+    agent: { readonly agent: AgentRecord };
+  }
+}
+
 export interface CreateAgentInput {
   name: string;
   metadata?: Record<string, unknown> | undefined;
@@ -47,6 +55,14 @@ const MISSING_CREDENTIAL =
   'missing credential: send Authorization: Bearer <public_token> or X-API-Key: <public_token>';
 const INVALID_CREDENTIAL =
   'invalid credential: the token is not recognised; send the public_token returned when the agent was created';
+const NOT_AN_AGENT =
+  'this operation acts as an agent: send an agent public_token (agt_…); a directory session or the admin token is not one';
+
+/** The agent an operation acts as; 401 `unauthorized` for any other caller, saying why. */
+export function agentOf(actor: Actor): AgentRecord {
+  if (actor.kind === 'agent') return actor.agent;
+  throw notThePrincipal(actor, MISSING_CREDENTIAL, NOT_AN_AGENT);
+}
 
 function validate(input: CreateAgentInput): void {
   const errors: FieldErrors = {};
@@ -94,11 +110,14 @@ export class AgentService {
     });
   }
 
-  /** The agent a credential belongs to; 401 `unauthorized` for a missing, malformed or unknown one. */
-  async authenticate(credential: PresentedCredential): Promise<AgentRecord> {
-    if (credential.kind === 'none') throw new AppError('unauthorized', MISSING_CREDENTIAL);
-    if (credential.kind === 'malformed') throw new AppError('unauthorized', `unparseable credential: ${credential.reason}`);
-    const tokenHash = sha256Hex(credential.token);
+  /** Agent tokens (`agt_…`) as callers: the credential cache first, then one index probe. */
+  readonly tokens: TokenResolver = {
+    claims: (token) => token.startsWith(AGENT_TOKEN_PREFIX),
+    resolve: async (token) => ({ kind: 'agent', agent: await this.byToken(token) }),
+  };
+
+  private async byToken(token: string): Promise<AgentRecord> {
+    const tokenHash = sha256Hex(token);
     const cached = this.credentials.get(tokenHash);
     if (cached) return cached;
     const invalidationsBefore = this.invalidations;
@@ -109,20 +128,30 @@ export class AgentService {
     return agent;
   }
 
+  /** The calling agent itself. */
+  me(actor: Actor): AgentRecord {
+    return agentOf(actor);
+  }
+
+  /** Whether `actor` may read an agent's own settings (metadata, config): the agent itself and its parent. */
+  maySeeSettings(actor: Actor, agent: Pick<AgentRecord, 'id' | 'parentId'>): boolean {
+    return actor.kind === 'agent' && (actor.agent.id === agent.id || actor.agent.id === agent.parentId);
+  }
+
   /**
    * Creates an agent. With `bootstrap: true` and no credential it claims the first agent of a new
    * installation; afterwards bootstrap answers `bootstrap_claimed` whatever credential is sent.
    * Without bootstrap the caller must authenticate and becomes the new agent's parent.
    */
-  async create(credential: PresentedCredential, input: CreateAgentInput): Promise<CreatedAgent> {
+  async create(actor: Actor, input: CreateAgentInput): Promise<CreatedAgent> {
     validate(input);
     let parent: AgentRecord | null = null;
     if (input.bootstrap) {
       // Fast answer for the common case; the partial unique index decides every race.
       if (await this.anyAgentExists()) throw bootstrapClaimed();
-      if (credential.kind !== 'none') throw new AppError('unauthorized', 'bootstrap takes no credential: send the request without one');
+      if (actor.kind !== 'anonymous' || actor.credential !== 'none') throw new AppError('unauthorized', 'bootstrap takes no credential: send the request without one');
     } else {
-      parent = await this.authenticate(credential);
+      parent = agentOf(actor);
     }
 
     const publicToken = generateToken(AGENT_TOKEN_PREFIX);

@@ -4,7 +4,8 @@ import type { Clock } from '../../platform/clock.js';
 import { retryTransient, violatedConstraint } from '../../platform/db/pg-errors.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { AppError, isAppError, type FieldErrors } from '../../platform/errors.js';
-import type { AgentRecord } from './agent.service.js';
+import type { Actor } from '../../platform/auth/actor.js';
+import { agentOf, type AgentRecord } from './agent.service.js';
 import { Booking } from './entities/booking.entity.js';
 import { committedEvents, recordBookingEvent, type BookingEventBus } from './booking-events.js';
 import { fromBookingItem, toBookingItem, type BookingView } from './booking-item.js';
@@ -54,7 +55,8 @@ export const SEND_REMINDER_TASK = 'send_reminder';
 export const EXTEND_HORIZONS_TASK = 'extend_booking_horizons';
 
 export interface CreateBookingInput {
-  agentId: string;
+  /** Whose calendar: only the caller's own (REST and GraphQL name it; absent means the caller). */
+  agentId?: string | undefined;
   startsAt: Date;
   endsAt: Date;
   rrule?: string | null | undefined;
@@ -120,7 +122,8 @@ export class BookingService {
     private readonly options: { bookingCap: number; reminderLeadMinutes: number },
   ) {}
 
-  async create(actor: AgentRecord, input: CreateBookingInput, idempotencyKey?: string): Promise<BookingView> {
+  async create(caller: Actor, input: CreateBookingInput, idempotencyKey?: string): Promise<BookingView> {
+    const actor = agentOf(caller);
     const plan = this.plan(actor, input);
     const request: IdempotentRequest | undefined = idempotencyKey
       ? { agentId: actor.id, operation: 'create_booking', key: idempotencyKey, body: input }
@@ -168,7 +171,8 @@ export class BookingService {
   }
 
   /** What `create` would do, without writing: conflicts, clashing occurrences, the cap. */
-  async preview(actor: AgentRecord, input: CreateBookingInput): Promise<BookingPreview> {
+  async preview(caller: Actor, input: CreateBookingInput): Promise<BookingPreview> {
+    const actor = agentOf(caller);
     const plan = this.plan(actor, input);
     const occurrences = slotsJson(plan.slots);
     const [clashing, conflicts] = await Promise.all([
@@ -185,7 +189,8 @@ export class BookingService {
   }
 
   /** The caller's bookings (confirmed and cancelled) intersecting `[from, to)`, by `startsAt`. */
-  async list(actor: AgentRecord, window: BookingWindow, limit: number, after?: BookingCursor): Promise<BookingPage> {
+  async list(caller: Actor, window: BookingWindow, limit: number, after?: BookingCursor): Promise<BookingPage> {
+    const actor = agentOf(caller);
     checkWindow(window);
     if (window.from && window.to && window.from.getTime() === window.to.getTime()) return { items: [], hasNextPage: false };
     const rows = window.from
@@ -194,12 +199,14 @@ export class BookingService {
     return { items: rows.slice(0, limit).map(bookingViewOfRow), hasNextPage: rows.length > limit };
   }
 
-  async get(actor: AgentRecord, bookingId: string): Promise<BookingView> {
+  async get(caller: Actor, bookingId: string): Promise<BookingView> {
+    const actor = agentOf(caller);
     return toBookingView(await this.findOwned(this.em, actor, bookingId));
   }
 
   /** Soft-cancel: the row stays (audit), its slots are freed. Cancelling twice is fine. */
-  async cancel(actor: AgentRecord, bookingId: string): Promise<BookingView> {
+  async cancel(caller: Actor, bookingId: string): Promise<BookingView> {
+    const actor = agentOf(caller);
     if (!isUuid(bookingId)) throw bookingNotFound(bookingId);
     const now = this.clock.now();
     const outcome = (await retryTransient(() => this.statements.one(CANCEL_BOOKING, [actor.id, bookingId, now])))!.outcome;
@@ -211,7 +218,8 @@ export class BookingService {
   }
 
   /** Removes one occurrence of a series (an EXDATE) and frees its slot. */
-  async cancelOccurrence(actor: AgentRecord, bookingId: string, startsAt: Date): Promise<BookingView> {
+  async cancelOccurrence(caller: Actor, bookingId: string, startsAt: Date): Promise<BookingView> {
+    const actor = agentOf(caller);
     return retryTransient(() =>
       this.em.transactional(async (tx) => {
         await lockAgent(tx, actor.id);
@@ -239,7 +247,8 @@ export class BookingService {
    * The next `limit` occurrences starting at or after now. A booking without a rule has its own slot
    * until it starts; a cancelled booking has none; a stored rule that no longer parses is `bad_rrule`.
    */
-  async occurrences(actor: AgentRecord, bookingId: string, limit: number): Promise<Slot[]> {
+  async occurrences(caller: Actor, bookingId: string, limit: number): Promise<Slot[]> {
+    const actor = agentOf(caller);
     const booking = await this.findOwned(this.em, actor, bookingId);
     const now = this.clock.now();
     if (booking.status !== 'confirmed') return [];
@@ -248,7 +257,8 @@ export class BookingService {
   }
 
   /** Busy intervals (merged) of the caller's calendar inside `[from, to)`, and the free gaps. */
-  async freeBusy(actor: AgentRecord, from: Date, to: Date): Promise<{ busy: Slot[]; free: Slot[] }> {
+  async freeBusy(caller: Actor, from: Date, to: Date): Promise<{ busy: Slot[]; free: Slot[] }> {
+    const actor = agentOf(caller);
     checkWindow({ from, to });
     if (to.getTime() - from.getTime() > FREE_BUSY_LIMITS.maxWindowDays * DAY_MS) {
       throw AppError.validation({ to: `must be at most ${FREE_BUSY_LIMITS.maxWindowDays} days after from` });
@@ -389,7 +399,7 @@ export class BookingService {
   /** Validates the request and works out the slots it would occupy. */
   private plan(actor: AgentRecord, input: CreateBookingInput): { slots: Slot[]; rule?: ParsedRule } {
     const fields: FieldErrors = {};
-    if (input.agentId.length < 1 || input.agentId.length > BOOKING_LIMITS.agentIdMaxLength) {
+    if (input.agentId !== undefined && (input.agentId.length < 1 || input.agentId.length > BOOKING_LIMITS.agentIdMaxLength)) {
       fields.agentId = `must be 1 to ${BOOKING_LIMITS.agentIdMaxLength} characters`;
     }
     checkRange(input.startsAt, input.endsAt, fields);
@@ -405,7 +415,7 @@ export class BookingService {
       }
     }
     if (Object.keys(fields).length) throw AppError.validation(fields);
-    if (input.agentId !== actor.id) throw new AppError('forbidden', 'agentId must be the agent of the credential');
+    if (input.agentId !== undefined && input.agentId !== actor.id) throw new AppError('forbidden', 'agentId must be the agent of the credential');
 
     const booking = { startsAt: input.startsAt, endsAt: input.endsAt };
     if (!rule) return { slots: [booking] };

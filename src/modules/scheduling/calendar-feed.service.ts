@@ -5,7 +5,8 @@ import type { Clock } from '../../platform/clock.js';
 import { violatedConstraint } from '../../platform/db/pg-errors.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { AppError } from '../../platform/errors.js';
-import { AGENT_TOKEN_PREFIX, type AgentRecord } from './agent.service.js';
+import type { Actor } from '../../platform/auth/actor.js';
+import { AGENT_TOKEN_PREFIX, agentOf } from './agent.service.js';
 import { CalendarFeed, MAX_CALENDAR_FEEDS_PER_AGENT } from './entities/calendar-feed.entity.js';
 import { contentLines, escapeText, localDateTime, utcDateTime, vtimezoneLines } from './icalendar.js';
 import { isUuid } from './input-checks.js';
@@ -76,7 +77,8 @@ export class CalendarFeedService {
     private readonly statements: Statements,
   ) {}
 
-  async create(actor: AgentRecord): Promise<CreatedCalendarFeed> {
+  async create(caller: Actor): Promise<CreatedCalendarFeed> {
+    const actor = agentOf(caller);
     const token = generateToken(CALENDAR_FEED_TOKEN_PREFIX);
     const feed = this.em.create(CalendarFeed, { agent: actor.id, tokenHash: sha256Hex(token), createdAt: this.clock.now() });
     try {
@@ -89,13 +91,15 @@ export class CalendarFeedService {
     return { feed: toView(feed), token, path: calendarFeedPath(actor.id, token) };
   }
 
-  async list(actor: AgentRecord): Promise<CalendarFeedView[]> {
+  async list(caller: Actor): Promise<CalendarFeedView[]> {
+    const actor = agentOf(caller);
     const feeds = await this.em.find(CalendarFeed, { agent: actor.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
     return feeds.map(toView);
   }
 
   /** The feed's URL stops working at once: its row, the only copy of the token's hash, is gone. */
-  async revoke(actor: AgentRecord, feedId: string): Promise<void> {
+  async revoke(caller: Actor, feedId: string): Promise<void> {
+    const actor = agentOf(caller);
     const feed = isUuid(feedId) ? await this.em.findOne(CalendarFeed, feedId) : null;
     if (!feed) throw new AppError('not_found', `no calendar feed ${feedId}`);
     if (feed.agent.id !== actor.id) throw new AppError('forbidden', 'the calendar feed belongs to another agent');

@@ -20,9 +20,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../platform/clock.js';
-import { AgentService } from './agent.service.js';
+import { agentOf, AgentService } from './agent.service.js';
 import { Agent } from './entities/agent.entity.js';
-import type { AgentRecord } from './agent.service.js';
 import { BookingSlot } from './entities/booking-slot.entity.js';
 import { Booking } from './entities/booking.entity.js';
 import { IdempotencyKey } from './entities/idempotency-key.entity.js';
@@ -163,31 +162,19 @@ export function createSchedulingModule(deps: SchedulingDeps) {
     proposals,
     webhooks,
     resolvers: [new AgentResolver(agents), new BookingResolver(bookings), new ProposalResolver(proposals), new WebhookResolver(webhooks), new BookingEventResolver(), new CalendarFeedResolver(calendarFeeds)],
-    createContext: (base: PlatformContext): SchedulingContext['scheduling'] => {
-      let actor: Promise<AgentRecord> | undefined;
-      const loaders = createSchedulingLoaders(statements);
-      const authenticated = () =>
-        (actor ??= agents.authenticate(base.credential).then((agent) => {
-          loaders.prime(agent);
-          return agent;
-        }));
-      return {
-        ...loaders,
-        actor: authenticated,
-        caller: () => authenticated().catch(() => null),
-        async bookingEvents(after) {
-          if (after !== undefined && !/^\d{1,18}$/.test(after)) throw AppError.validation({ after: 'is not a cursor' });
-          const actor = await agents.authenticate(base.credential);
-          return bus.subscribe(actor.id, after);
-        },
-      };
-    },
+    createContext: (base: PlatformContext): SchedulingContext['scheduling'] => ({
+      ...createSchedulingLoaders(statements, base.actor),
+      async bookingEvents(after) {
+        if (after !== undefined && !/^\d{1,18}$/.test(after)) throw AppError.validation({ after: 'is not a cursor' });
+        return bus.subscribe(agentOf(await base.actor()).id, after);
+      },
+    }),
     registerRoutes: (app: FastifyInstance) => {
       registerAgentRoutes(app, agents);
-      registerBookingRoutes(app, agents, bookings);
-      registerProposalRoutes(app, agents, proposals);
-      registerWebhookRoutes(app, agents, webhooks);
-      registerCalendarFeedRoutes(app, agents, calendarFeeds);
+      registerBookingRoutes(app, bookings);
+      registerProposalRoutes(app, proposals);
+      registerWebhookRoutes(app, webhooks);
+      registerCalendarFeedRoutes(app, calendarFeeds);
     },
     /** Job handlers; each runs in its own unit of work. */
     tasks: {

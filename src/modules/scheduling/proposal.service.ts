@@ -6,7 +6,8 @@ import { committedEvents, type BookingEventBus } from './booking-events.js';
 import { fromBookingItem } from './booking-item.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { ACCEPT_PROPOSAL, type AcceptProposalOutcome, type ProposalRow } from './sql/proposal.sql.js';
-import type { AgentRecord } from './agent.service.js';
+import type { Actor } from '../../platform/auth/actor.js';
+import { agentOf, type AgentRecord } from './agent.service.js';
 import { lockAgent, type BookingService } from './booking.service.js';
 import { Agent } from './entities/agent.entity.js';
 import { Proposal, type ProposalStatus } from './entities/proposal.entity.js';
@@ -86,7 +87,8 @@ export class ProposalService {
     private readonly statements: Statements,
   ) {}
 
-  async create(actor: AgentRecord, input: CreateProposalInput, idempotencyKey?: string): Promise<ProposalView> {
+  async create(caller: Actor, input: CreateProposalInput, idempotencyKey?: string): Promise<ProposalView> {
+    const actor = agentOf(caller);
     const fields: FieldErrors = {};
     if (input.targetAgentId.length < 1 || input.targetAgentId.length > PROPOSAL_LIMITS.agentIdMaxLength) {
       fields.targetAgentId = `must be 1 to ${PROPOSAL_LIMITS.agentIdMaxLength} characters`;
@@ -125,7 +127,8 @@ export class ProposalService {
     );
   }
 
-  async list(actor: AgentRecord, filter: { role?: ProposalRole | undefined; status?: ProposalStatus | undefined; limit: number }): Promise<ProposalView[]> {
+  async list(caller: Actor, filter: { role?: ProposalRole | undefined; status?: ProposalStatus | undefined; limit: number }): Promise<ProposalView[]> {
+    const actor = agentOf(caller);
     const mine =
       filter.role === 'incoming'
         ? { target: actor.id }
@@ -140,7 +143,8 @@ export class ProposalService {
     return proposals.map(toProposalView);
   }
 
-  async get(actor: AgentRecord, proposalId: string): Promise<ProposalView> {
+  async get(caller: Actor, proposalId: string): Promise<ProposalView> {
+    const actor = agentOf(caller);
     const proposal = await this.find(this.em, proposalId);
     if (proposal.target.id !== actor.id && proposal.proposer.id !== actor.id) {
       throw new AppError('forbidden', 'the proposal is between other agents');
@@ -155,7 +159,8 @@ export class ProposalService {
    * one is created for the proposer. A clash on the proposer's calendar is `slot_taken` and the
    * proposal stays pending (the series keeps its occurrence).
    */
-  async accept(actor: AgentRecord, proposalId: string): Promise<ProposalView> {
+  async accept(caller: Actor, proposalId: string): Promise<ProposalView> {
+    const actor = agentOf(caller);
     if (!isUuid(proposalId)) throw proposalNotFound(proposalId);
     const now = this.clock.now();
     let outcome: AcceptProposalOutcome;
@@ -178,18 +183,21 @@ export class ProposalService {
   }
 
   /** Seed 000: only the target may reject, and a pending proposal stays pending. */
-  async reject(actor: AgentRecord, proposalId: string): Promise<ProposalView> {
+  async reject(caller: Actor, proposalId: string): Promise<ProposalView> {
+    const actor = agentOf(caller);
     const proposal = await this.find(this.em, proposalId);
     if (proposal.target.id !== actor.id) throw new AppError('forbidden', 'only the target agent may reject');
     if (proposal.status !== 'pending') throw notPending(proposal.status);
     return toProposalView(proposal);
   }
 
-  async decline(actor: AgentRecord, proposalId: string): Promise<ProposalView> {
+  async decline(caller: Actor, proposalId: string): Promise<ProposalView> {
+    const actor = agentOf(caller);
     return this.decide(actor, proposalId, 'target', 'declined');
   }
 
-  async withdraw(actor: AgentRecord, proposalId: string): Promise<ProposalView> {
+  async withdraw(caller: Actor, proposalId: string): Promise<ProposalView> {
+    const actor = agentOf(caller);
     return this.decide(actor, proposalId, 'proposer', 'withdrawn');
   }
 

@@ -11,7 +11,8 @@ import { isUuid } from './input-checks.js';
 import type { Logger } from '../../platform/logger.js';
 import { guardedDispatcher, refusedTarget } from '../../platform/net/address-policy.js';
 import { HostResolutionError, HostResolver } from '../../platform/net/host-resolver.js';
-import type { AgentRecord } from './agent.service.js';
+import type { Actor } from '../../platform/auth/actor.js';
+import { agentOf, type AgentRecord } from './agent.service.js';
 import { BOOKING_EVENT_TYPES, type BookingEventType } from './entities/booking-event.entity.js';
 import { MAX_WEBHOOKS_PER_AGENT, Webhook, WebhookAttempt, WebhookDelivery, type DeliveryStatus } from './entities/webhook.entity.js';
 import { CLAIM_DELIVERIES, FAN_OUT_EVENTS, RECORD_ATTEMPTS, type AttemptOutcome, type ClaimedDelivery } from './sql/webhook.sql.js';
@@ -146,7 +147,8 @@ export class WebhookService {
     this.dispatcher = guardedDispatcher(settings.allowPrivate, this.resolver);
   }
 
-  async register(actor: AgentRecord, input: { url: string; events?: readonly string[] | undefined }): Promise<RegisteredWebhook> {
+  async register(caller: Actor, input: { url: string; events?: readonly string[] | undefined }): Promise<RegisteredWebhook> {
+    const actor = agentOf(caller);
     const url = await this.checkUrl(input.url);
     const events = this.checkEvents(input.events);
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
@@ -167,18 +169,21 @@ export class WebhookService {
     return { ...toWebhookView(webhook), secret };
   }
 
-  async list(actor: AgentRecord): Promise<WebhookView[]> {
+  async list(caller: Actor): Promise<WebhookView[]> {
+    const actor = agentOf(caller);
     const webhooks = await this.em.find(Webhook, { agent: actor.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
     return webhooks.map(toWebhookView);
   }
 
-  async delete(actor: AgentRecord, webhookId: string): Promise<void> {
+  async delete(caller: Actor, webhookId: string): Promise<void> {
+    const actor = agentOf(caller);
     const webhook = await this.findOwned(actor, webhookId);
     await this.em.remove(webhook).flush();
   }
 
   /** Turns a disabled endpoint back on; later events are delivered again. */
-  async enable(actor: AgentRecord, webhookId: string): Promise<WebhookView> {
+  async enable(caller: Actor, webhookId: string): Promise<WebhookView> {
+    const actor = agentOf(caller);
     const webhook = await this.findOwned(actor, webhookId);
     webhook.disabledAt = null;
     webhook.disabledReason = null;
@@ -188,9 +193,10 @@ export class WebhookService {
   }
 
   async deliveries(
-    actor: AgentRecord,
+    caller: Actor,
     filter: { webhookId?: string | undefined; status?: DeliveryStatus | undefined; deliveryId?: string; limit: number },
   ): Promise<DeliveryView[]> {
+    const actor = agentOf(caller);
     if (filter.webhookId) await this.findOwned(actor, filter.webhookId);
     const deliveries = await this.em.find(
       WebhookDelivery,
@@ -221,7 +227,8 @@ export class WebhookService {
   }
 
   /** Sends the event of a delivery again, as a new delivery with its own attempts. */
-  async redeliver(actor: AgentRecord, deliveryId: string): Promise<DeliveryView> {
+  async redeliver(caller: Actor, deliveryId: string): Promise<DeliveryView> {
+    const actor = agentOf(caller);
     const original = isUuid(deliveryId) ? await this.em.findOne(WebhookDelivery, deliveryId, { populate: ['webhook'] }) : null;
     if (!original) throw new AppError('not_found', `no delivery ${deliveryId}`);
     if (original.webhook.agent.id !== actor.id) throw new AppError('forbidden', 'the delivery belongs to another agent');
@@ -238,7 +245,7 @@ export class WebhookService {
       return delivery;
     });
     this.deliveriesDue();
-    const [view] = await this.deliveries(actor, { deliveryId: copy.id, limit: 1 });
+    const [view] = await this.deliveries(caller, { deliveryId: copy.id, limit: 1 });
     return view!;
   }
 

@@ -8,6 +8,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { Actor, ActorResolver } from '../auth/actor.js';
 import { parseCredential, type PresentedCredential } from '../auth/credentials.js';
 import { AppError } from '../errors.js';
 import { addressKey } from '../http/client-address.js';
@@ -25,6 +26,8 @@ import { sharedPayloadReplacer, withSharedPayload } from './shared-payloads.js';
 export interface PlatformContext extends BaseContext {
   readonly requestId: string;
   readonly credential: PresentedCredential;
+  /** Who is calling: resolved once per HTTP request or WebSocket connection, on first use. */
+  readonly actor: () => Promise<Actor>;
   readonly log: Logger;
   /** This operation's unit of work: the request's fork over HTTP, a fresh fork per WebSocket operation. */
   readonly em: EntityManager;
@@ -38,6 +41,8 @@ export interface GraphQLServerOptions<Context extends PlatformContext> {
   schema: GraphQLSchema;
   /** Adds the modules' per-request parts (dataloaders) to the platform context. */
   buildContext: (base: PlatformContext) => Context;
+  /** Turns a WebSocket connection's credential into its actor (HTTP requests carry theirs). */
+  actors: ActorResolver;
   /** Runs one operation in its own unit of work (an EntityManager fork). */
   runInScope: <T>(operation: () => T) => T;
   /** The current request's EntityManager, or a new fork where no request scope is active. */
@@ -160,7 +165,8 @@ export async function registerGraphQL<Context extends PlatformContext>(
       context: async (request) =>
         options.buildContext({
           requestId: request.id,
-          credential: parseCredential(request.headers.authorization, request.headers['x-api-key']),
+          credential: request.credential,
+          actor: request.actor,
           log: request.log,
           em: options.entityManager(),
           ip: request.ip,
@@ -183,7 +189,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
     set(open);
   });
   options.metrics.gauge('gateway_graphql_ws_connections_open', 'graphql-ws connections past their connection_init', [], (set) => set(openConnections.size));
-  const wsServer = useServer<Record<string, unknown> | undefined, { connectionId: string; credentialKey?: string | undefined }>(
+  const wsServer = useServer<Record<string, unknown> | undefined, { connectionId: string; credentialKey?: string | undefined; actor: () => Promise<Actor> }>(
     {
       schema: options.schema,
       jsonMessageReplacer: sharedPayloadReplacer,
@@ -192,6 +198,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
         ctx.extra.connectionId = `ws-${++connectionCounter}`;
         openConnections.add(ctx);
         const credential = connectionCredential(ctx.connectionParams ?? {});
+        ctx.extra.actor = options.actors.once(credential);
         if (credential.kind !== 'token') return true;
         if (!socketsPerCredential.acquire(credential.token)) {
           ctx.extra.socket.close(1008, `more than ${GRAPHQL_LIMITS.maxSocketsPerCredential} connections with this credential`);
@@ -233,6 +240,8 @@ export async function registerGraphQL<Context extends PlatformContext>(
         return options.buildContext({
           requestId: `${ctx.extra.connectionId}:${id}`,
           credential: connectionCredential(params),
+          // Set when the connection was acknowledged, which comes before any operation.
+          actor: ctx.extra.actor ?? options.actors.once(connectionCredential(params)),
           log: log.child({ connectionId: ctx.extra.connectionId, operationId: id }),
           em: options.entityManager(),
           ip: options.clientAddress(ctx.extra.request),

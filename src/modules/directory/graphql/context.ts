@@ -1,7 +1,7 @@
 import type DataLoader from 'dataloader';
 import type { PlatformContext } from '../../../platform/graphql/server.js';
 import type { Category } from '../entities/category.entity.js';
-import type { User } from '../entities/user.entity.js';
+import type { Account } from '../account.service.js';
 
 export interface DirectoryContext extends PlatformContext {
   readonly directory: {
@@ -9,6 +9,6 @@ export interface DirectoryContext extends PlatformContext {
     /** Whether the viewer voted for a tool; false for everyone when signed out. */
     viewerHasVoted: DataLoader<number, boolean>;
     /** The signed-in user, or undefined (a bad token on a read is simply anonymous). */
-    viewer(): Promise<User | undefined>;
+    viewer(): Promise<Account | undefined>;
   };
 }

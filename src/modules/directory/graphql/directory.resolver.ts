@@ -1,7 +1,6 @@
 import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { RateLimits } from '../../../platform/http/rate-limit.js';
 import type { DirectoryBudget } from '../directory-budget.js';
-import { SIGN_IN_BY_ADDRESS, SIGN_IN_BY_IP, type AccountService } from '../account.service.js';
+import type { AccountService } from '../account.service.js';
 import { TOOL_LIMITS, type ToolService } from '../tool.service.js';
 import type { DirectoryContext } from './context.js';
 import {
@@ -22,7 +21,6 @@ export class DirectoryResolver {
   constructor(
     private readonly toolService: ToolService,
     private readonly accounts: AccountService,
-    private readonly rateLimits: RateLimits,
     private readonly budget: DirectoryBudget,
   ) {}
 
@@ -34,20 +32,20 @@ export class DirectoryResolver {
     @Arg('page', () => Int, { defaultValue: 1 }) page = 1,
     @Arg('limit', () => Int, { defaultValue: TOOL_LIMITS.pageSizeDefault }) limit = TOOL_LIMITS.pageSizeDefault as number,
   ): Promise<ToolPageNode> {
-    await this.budget.spend(ctx.credential, ctx.ip);
+    await this.budget.spend(await ctx.actor(), ctx.ip);
     const result = await this.toolService.list({ category: category ?? undefined, sort, page, limit });
     return { ...result, tools: result.tools.map(ToolNode.from) };
   }
 
   @Query(() => ToolNode)
   async tool(@Arg('id', () => Int) id: number, @Ctx() ctx: DirectoryContext): Promise<ToolNode> {
-    await this.budget.spend(ctx.credential, ctx.ip);
+    await this.budget.spend(await ctx.actor(), ctx.ip);
     return ToolNode.from(await this.toolService.get(id));
   }
 
   @Query(() => [CategoryNode])
   async categories(@Ctx() ctx: DirectoryContext): Promise<CategoryNode[]> {
-    await this.budget.spend(ctx.credential, ctx.ip);
+    await this.budget.spend(await ctx.actor(), ctx.ip);
     return this.toolService.categories();
   }
 
@@ -56,14 +54,14 @@ export class DirectoryResolver {
     @Arg('limit', () => Int, { defaultValue: TOOL_LIMITS.leaderboardDefault }) limit: number,
     @Ctx() ctx: DirectoryContext,
   ): Promise<Leaderboard> {
-    await this.budget.spend(ctx.credential, ctx.ip);
+    await this.budget.spend(await ctx.actor(), ctx.ip);
     const board = await this.toolService.leaderboard(limit);
     return { agents: board.agents.map(ToolNode.from), humans: board.humans.map(ToolNode.from) };
   }
 
   @Query(() => StatsNode)
   async stats(@Ctx() ctx: DirectoryContext): Promise<StatsNode> {
-    await this.budget.spend(ctx.credential, ctx.ip);
+    await this.budget.spend(await ctx.actor(), ctx.ip);
     return this.toolService.stats();
   }
 
@@ -75,16 +73,14 @@ export class DirectoryResolver {
 
   @Mutation(() => ToolNode, { description: 'Submits a tool (approved at once). Send X-Agent-Id to mark an agent submission.' })
   async submitTool(@Arg('input') input: SubmitToolInput, @Ctx() ctx: DirectoryContext): Promise<ToolNode> {
-    await this.budget.spend(ctx.credential, ctx.ip);
-    const user = await this.accounts.authenticate(ctx.credential);
-    return ToolNode.from(await this.toolService.submit(user, input, ctx.header('x-agent-id')));
+    await this.budget.spend(await ctx.actor(), ctx.ip);
+    return ToolNode.from(await this.toolService.submit(await ctx.actor(), input, ctx.header('x-agent-id')));
   }
 
   @Mutation(() => VoteResult, { description: "Toggles the viewer's vote on a tool." })
   async toggleVote(@Arg('toolId', () => Int) toolId: number, @Ctx() ctx: DirectoryContext): Promise<VoteResult> {
-    await this.budget.spend(ctx.credential, ctx.ip);
-    const user = await this.accounts.authenticate(ctx.credential);
-    const result = await this.toolService.toggleVote(user, toolId, ctx.header('x-agent-id'));
+    await this.budget.spend(await ctx.actor(), ctx.ip);
+    const result = await this.toolService.toggleVote(await ctx.actor(), toolId, ctx.header('x-agent-id'));
     const tool = ToolNode.from(await this.toolService.get(toolId));
     ctx.directory.viewerHasVoted.prime(toolId, result.voted);
     return { ...result, tool };
@@ -92,17 +88,13 @@ export class DirectoryResolver {
 
   @Mutation(() => Boolean, { description: 'E-mails a one-time sign-in link; true whatever the address.' })
   async requestMagicLink(@Arg('email') email: string, @Ctx() ctx: DirectoryContext): Promise<boolean> {
-    const address = this.accounts.checkEmail(email);
-    await this.rateLimits.consumeByAddress(SIGN_IN_BY_IP, ctx.ip);
-    await this.rateLimits.consume(SIGN_IN_BY_ADDRESS, address);
-    await this.accounts.requestMagicLink(address);
+    await this.accounts.requestMagicLink(ctx.ip, email);
     return true;
   }
 
   @Mutation(() => Session, { description: 'Redeems a sign-in link for a 7-day JWT.' })
   async redeemMagicLink(@Arg('token') token: string, @Ctx() ctx: DirectoryContext): Promise<Session> {
-    await this.rateLimits.consumeByAddress(SIGN_IN_BY_IP, ctx.ip);
-    return this.accounts.redeem(token);
+    return this.accounts.redeem(ctx.ip, token);
   }
 
   @FieldResolver(() => CategoryNode)

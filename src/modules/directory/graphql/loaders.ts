@@ -1,13 +1,11 @@
 import DataLoader from 'dataloader';
-import type { PresentedCredential } from '../../../platform/auth/credentials.js';
-import type { AccountService } from '../account.service.js';
-import type { User } from '../entities/user.entity.js';
+import type { Actor } from '../../../platform/auth/actor.js';
+import { viewerOf, type Account } from '../account.service.js';
 import type { ToolService } from '../tool.service.js';
 import type { DirectoryContext } from './context.js';
 
-export function createDirectoryLoaders(tools: ToolService, accounts: AccountService, credential: PresentedCredential): DirectoryContext['directory'] {
-  let viewer: Promise<User | undefined> | undefined;
-  const getViewer = () => (viewer ??= accounts.viewer(credential));
+export function createDirectoryLoaders(tools: ToolService, actor: () => Promise<Actor>): DirectoryContext['directory'] {
+  const getViewer = async (): Promise<Account | undefined> => viewerOf(await actor());
   return {
     categoryById: new DataLoader(async (ids) => {
       const found = new Map((await tools.categoriesByIds(ids)).map((category) => [category.id, category]));

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { RateLimits } from '../../../platform/http/rate-limit.js';
 import type { DirectoryBudget } from '../directory-budget.js';
-import { SIGN_IN_BY_ADDRESS as signInByAddress, SIGN_IN_BY_IP as signInByIp, type AccountService } from '../account.service.js';
+import type { AccountService } from '../account.service.js';
 import type { ToolService, ToolSort } from '../tool.service.js';
 import { presentCategory, presentStats, presentTool, presentToolItem } from './tool.presenter.js';
 import {
@@ -32,10 +31,10 @@ interface SubmitToolBody {
 /** Seed 001 routes. Every answer carries `success`; errors are `{success: false, message}`. */
 export function registerDirectoryRoutes(
   app: FastifyInstance,
-  deps: { tools: ToolService; accounts: AccountService; rateLimits: RateLimits; budget: DirectoryBudget },
+  deps: { tools: ToolService; accounts: AccountService; budget: DirectoryBudget },
 ): void {
-  const { tools, accounts, rateLimits, budget } = deps;
-  const directoryBudget = async (request: FastifyRequest, reply: FastifyReply) => budget.spend(request.credential, request.ip, reply);
+  const { tools, accounts, budget } = deps;
+  const directoryBudget = async (request: FastifyRequest, reply: FastifyReply) => budget.spend(await request.actor(), request.ip, reply);
   const config = { errorStyle: 'directory' as const };
   const agentId = (request: FastifyRequest) => {
     const value = request.headers['x-agent-id'];
@@ -60,10 +59,9 @@ export function registerDirectoryRoutes(
     }));
 
     scope.post<{ Body: SubmitToolBody }>('/api/tools', { schema: submitToolRoute, config }, async (request, reply) => {
-      const user = await accounts.authenticate(request.credential);
       const body = request.body;
       const tool = await tools.submit(
-        user,
+        await request.actor(),
         {
           name: body.name,
           url: body.url,
@@ -80,8 +78,7 @@ export function registerDirectoryRoutes(
     });
 
     scope.post<{ Params: { id: string } }>('/api/tools/:id/vote', { schema: voteRoute, config }, async (request) => {
-      const user = await accounts.authenticate(request.credential);
-      const result = await tools.toggleVote(user, Number(request.params.id), agentId(request));
+      const result = await tools.toggleVote(await request.actor(), Number(request.params.id), agentId(request));
       return { success: true, voted: result.voted, vote_count: result.voteCount };
     });
 
@@ -98,19 +95,15 @@ export function registerDirectoryRoutes(
     scope.get('/api/stats', { schema: statsRoute, config }, async () => ({ success: true, stats: presentStats(await tools.stats()) }));
   });
 
-  // Sign-in has its own budgets and does not spend the directory's.
+  // Sign-in has its own budgets (the account service spends them) and does not spend the directory's.
   app.register(async (scope) => {
-    scope.addHook('onRequest', async (request, reply) => rateLimits.consumeByAddress(signInByIp, request.ip, reply));
-
     scope.post<{ Body: { email: string } }>('/api/auth/magic-link', { schema: magicLinkRoute, config }, async (request, reply) => {
-      const email = accounts.checkEmail(request.body.email);
-      await rateLimits.consume(signInByAddress, email, reply);
-      await accounts.requestMagicLink(email);
+      await accounts.requestMagicLink(request.ip, request.body.email, reply);
       return { success: true, message: 'If the address can receive e-mail, a sign-in link is on its way. It expires in 15 minutes.' };
     });
 
-    scope.post<{ Body: { token: string } }>('/api/auth/verify', { schema: verifyRoute, config }, async (request) => {
-      const session = await accounts.redeem(request.body.token);
+    scope.post<{ Body: { token: string } }>('/api/auth/verify', { schema: verifyRoute, config }, async (request, reply) => {
+      const session = await accounts.redeem(request.ip, request.body.token, reply);
       return { success: true, token: session.token, expires_at: session.expiresAt.toISOString(), user: session.user };
     });
   });

@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
 import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../../platform/errors.js';
@@ -35,12 +34,6 @@ export function presentPrice(row: PriceView) {
     savings_pct: row.savingsPct,
     last_seen: row.lastSeen.toISOString(),
   };
-}
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 interface SnapshotBody {
@@ -179,10 +172,7 @@ export function registerPriceRoutes(app: FastifyInstance, prices: PriceService, 
         // Without ADMIN_TOKEN the route does not exist for callers; checked before the body is read.
         onRequest: async (request) => {
           if (!adminToken) throw new AppError('not_found', `no route ${request.method} ${request.url}`);
-          const credential = request.credential;
-          if (credential.kind !== 'token' || !sameSecret(credential.token, adminToken)) {
-            throw new AppError('unauthorized', 'send Authorization: Bearer <ADMIN_TOKEN>');
-          }
+          prices.authorizeIngest(await request.actor());
         },
       },
       async (request, reply) => {

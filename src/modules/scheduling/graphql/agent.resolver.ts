@@ -14,14 +14,14 @@ export class AgentResolver {
 
   @Query(() => AgentNode, { description: 'The calling agent, with its parent and children.' })
   async me(@Ctx() ctx: SchedulingContext): Promise<AgentNode> {
-    return AgentNode.from(await ctx.scheduling.actor());
+    return AgentNode.from(this.agents.me(await ctx.actor()));
   }
 
   @Mutation(() => CreateAgentPayload, {
     description: 'Creates an agent: the bootstrap agent (no credential, `bootstrap: true`) or a child of the caller.',
   })
   async createAgent(@Arg('input') input: CreateAgentInput, @Ctx() ctx: SchedulingContext): Promise<CreateAgentPayload> {
-    const created = await this.agents.create(ctx.credential, {
+    const created = await this.agents.create(await ctx.actor(), {
       name: input.name,
       metadata: input.metadata ?? undefined,
       config: input.config ?? undefined,
@@ -45,7 +45,7 @@ export class AgentResolver {
     description: 'Free-form keys and values given at creation; visible to the agent itself and its parent, null to others.',
   })
   async metadata(@Root() agent: AgentNode, @Ctx() ctx: SchedulingContext): Promise<Record<string, unknown> | null> {
-    return (await this.mayReadSettings(agent, ctx)) ? agent.metadata : null;
+    return this.agents.maySeeSettings(await ctx.actor(), agent) ? agent.metadata : null;
   }
 
   @FieldResolver(() => GraphQLJSONObject, {
@@ -53,12 +53,7 @@ export class AgentResolver {
     description: 'Free-form keys and values given at creation; visible to the agent itself and its parent, null to others.',
   })
   async config(@Root() agent: AgentNode, @Ctx() ctx: SchedulingContext): Promise<Record<string, unknown> | null> {
-    return (await this.mayReadSettings(agent, ctx)) ? agent.config : null;
-  }
-
-  private async mayReadSettings(agent: AgentNode, ctx: SchedulingContext): Promise<boolean> {
-    const caller = await ctx.scheduling.caller();
-    return caller !== null && (caller.id === agent.id || caller.id === agent.parentId);
+    return this.agents.maySeeSettings(await ctx.actor(), agent) ? agent.config : null;
   }
 
   @FieldResolver(() => AgentNode, { nullable: true, description: 'The agent that created this one; null for the bootstrap agent.' })

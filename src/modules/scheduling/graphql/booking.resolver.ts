@@ -37,22 +37,22 @@ export class BookingResolver {
     @Arg('first', () => Int, { defaultValue: BOOKING_LIMITS.listDefault }) first = BOOKING_LIMITS.listDefault as number,
     @Arg('after', () => String, { nullable: true }) after?: string | null,
   ): Promise<BookingConnection> {
-    const actor = await ctx.scheduling.actor();
+    const actor = await ctx.actor();
     const page = await this.calendar.list(
       actor,
       { from: from ?? undefined, to: to ?? undefined },
       checkLimit('first', first, BOOKING_LIMITS.listMax),
       after ? decodeCursor(after) : undefined,
     );
-    // Every booking of the page is the caller's: its agent is known without a loader.
-    const agent = AgentNode.from(actor);
-    const edges = page.items.map((item) => new BookingEdge(Object.assign(BookingNode.from(item), { agent }), encodeCursor));
+    // Every booking of the page is the caller's: one agent for all rows, and the loader knows the caller.
+    const owner = page.items[0] && AgentNode.from(await ctx.scheduling.loadAgent(page.items[0].agentId));
+    const edges = page.items.map((item) => new BookingEdge(Object.assign(BookingNode.from(item), owner && { agent: owner }), encodeCursor));
     return { edges, pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
   }
 
   @Query(() => BookingNode)
   async booking(@Arg('id', () => ID) id: string, @Ctx() ctx: SchedulingContext): Promise<BookingNode> {
-    const actor = await ctx.scheduling.actor();
+    const actor = await ctx.actor();
     return BookingNode.from(await this.calendar.get(actor, id));
   }
 
@@ -62,7 +62,7 @@ export class BookingResolver {
     @Ctx() ctx: SchedulingContext,
     @Arg('limit', () => Int, { defaultValue: BOOKING_LIMITS.listDefault }) limit = BOOKING_LIMITS.listDefault as number,
   ): Promise<SlotNode[]> {
-    const actor = await ctx.scheduling.actor();
+    const actor = await ctx.actor();
     return (await this.calendar.occurrences(actor, bookingId, checkLimit('limit', limit, BOOKING_LIMITS.listMax))).map(SlotNode.from);
   }
 
@@ -73,14 +73,14 @@ export class BookingResolver {
       'a longer or fuller one is a `validation` error naming `to`.',
   })
   async freeBusy(@Arg('from') from: Date, @Arg('to') to: Date, @Ctx() ctx: SchedulingContext): Promise<FreeBusy> {
-    const actor = await ctx.scheduling.actor();
+    const actor = await ctx.actor();
     const { busy, free } = await this.calendar.freeBusy(actor, from, to);
     return { busy: busy.map(SlotNode.from), free: free.map(SlotNode.from) };
   }
 
   @Query(() => BookingPreview, { description: 'A dry run of createBooking: conflicts and clashing occurrences, nothing written.' })
   async previewBooking(@Arg('input') input: CreateBookingInput, @Ctx() ctx: SchedulingContext): Promise<BookingPreview> {
-    const actor = await ctx.scheduling.actor();
+    const actor = await ctx.actor();
     const preview = await this.calendar.preview(actor, input);
     return {
       conflicts: preview.conflicts.map(BookingNode.from),
@@ -94,13 +94,13 @@ export class BookingResolver {
 
   @Mutation(() => BookingNode)
   async createBooking(@Arg('input') input: CreateBookingInput, @Ctx() ctx: SchedulingContext): Promise<BookingNode> {
-    const actor = await ctx.scheduling.actor();
+    const actor = await ctx.actor();
     return BookingNode.from(await this.calendar.create(actor, input));
   }
 
   @Mutation(() => BookingNode, { description: 'Soft-cancels a booking (idempotent); the row is kept.' })
   async cancelBooking(@Arg('id', () => ID) id: string, @Ctx() ctx: SchedulingContext): Promise<BookingNode> {
-    const actor = await ctx.scheduling.actor();
+    const actor = await ctx.actor();
     return BookingNode.from(await this.calendar.cancel(actor, id));
   }
 
@@ -110,7 +110,7 @@ export class BookingResolver {
     @Arg('startsAt') startsAt: Date,
     @Ctx() ctx: SchedulingContext,
   ): Promise<BookingNode> {
-    const actor = await ctx.scheduling.actor();
+    const actor = await ctx.actor();
     return BookingNode.from(await this.calendar.cancelOccurrence(actor, bookingId, startsAt));
   }
 

@@ -9,7 +9,7 @@ export class CalendarFeedResolver {
 
   @Query(() => [CalendarFeedNode], { description: `The caller's calendar feeds: at most ${MAX_CALENDAR_FEEDS_PER_AGENT}, the number an agent may hold.` })
   async calendarFeeds(@Ctx() ctx: SchedulingContext): Promise<CalendarFeedNode[]> {
-    const actor = await ctx.scheduling.actor();
+    const actor = await ctx.actor();
     return (await this.feedService.list(actor)).map(CalendarFeedNode.from);
   }
 
@@ -17,14 +17,14 @@ export class CalendarFeedResolver {
     description: `A new iCalendar feed of the caller's bookings with its own token; at most ${MAX_CALENDAR_FEEDS_PER_AGENT} per agent, the next is refused with \`limit_exceeded\`.`,
   })
   async createCalendarFeed(@Ctx() ctx: SchedulingContext): Promise<CreatedCalendarFeed> {
-    const actor = await ctx.scheduling.actor();
+    const actor = await ctx.actor();
     const { feed, token, path } = await this.feedService.create(actor);
     return Object.assign(new CreatedCalendarFeed(), { feed: CalendarFeedNode.from(feed), token, path });
   }
 
   @Mutation(() => Boolean, { description: 'The feed’s URL stops working at once.' })
   async revokeCalendarFeed(@Arg('id', () => ID) id: string, @Ctx() ctx: SchedulingContext): Promise<boolean> {
-    const actor = await ctx.scheduling.actor();
+    const actor = await ctx.actor();
     await this.feedService.revoke(actor, id);
     return true;
   }

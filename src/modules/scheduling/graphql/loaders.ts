@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import type { Actor } from '../../../platform/auth/actor.js';
 import type { Statements } from '../../../platform/db/statements.js';
 import { AppError } from '../../../platform/errors.js';
 import { AGENT_LIMITS } from '../agent.service.js';
@@ -19,17 +20,22 @@ export interface SchedulingLoaders {
   countChildren(count: number): void;
   /** An agent that must exist (a foreign key holds it). */
   loadAgent(id: string): Promise<AgentRecord>;
-  /** Tells the loader about an agent already in hand (the caller), so it is not read again. */
-  prime(agent: AgentRecord): void;
 }
 
 const childrenPageId = (key: ChildrenPageKey) => `${key.parentId}|${key.first}|${key.after ?? ''}`;
 
-/** Built per operation, so loaders also work where no request scope is active (subscriptions). */
-export function createSchedulingLoaders(statements: Statements): SchedulingLoaders {
+/**
+ * Built per operation, so loaders also work where no request scope is active (subscriptions). The
+ * caller is known already (its credential was resolved): asking for it reads nothing.
+ */
+export function createSchedulingLoaders(statements: Statements, caller: () => Promise<Actor>): SchedulingLoaders {
   let childrenAnswered = 0;
   const agentById = new DataLoader<string, AgentRecord | null>(async (ids) => {
-    const found = new Map((await statements.rows(AGENTS_BY_ID, [[...ids]])).map((row) => [row.id, toAgentRecord(row)]));
+    const actor = await caller();
+    const known = actor.kind === 'agent' ? actor.agent : undefined;
+    const unknown = ids.filter((id) => id !== known?.id);
+    const found = new Map(unknown.length ? (await statements.rows(AGENTS_BY_ID, [unknown])).map((row) => [row.id, toAgentRecord(row)]) : []);
+    if (known) found.set(known.id, known);
     return ids.map((id) => found.get(id) ?? null);
   });
   return {
@@ -61,9 +67,6 @@ export function createSchedulingLoaders(statements: Statements): SchedulingLoade
       const agent = await agentById.load(id);
       if (!agent) throw new Error(`agent ${id} is referenced but does not exist`);
       return agent;
-    },
-    prime(agent) {
-      agentById.prime(agent.id, agent);
     },
   };
 }

@@ -18,7 +18,7 @@ export class ProposalResolver {
     @Arg('status', () => ProposalStatusFilter, { nullable: true }) status?: ProposalStatusFilter | null,
     @Arg('first', () => Int, { defaultValue: PROPOSAL_LIMITS.listDefault }) first = PROPOSAL_LIMITS.listDefault as number,
   ): Promise<ProposalNode[]> {
-    const actor = await ctx.scheduling.actor();
+    const actor = await ctx.actor();
     const proposals = await this.proposalService.list(actor, {
       role: role ?? undefined,
       status: status ?? undefined,
@@ -29,13 +29,13 @@ export class ProposalResolver {
 
   @Query(() => ProposalNode)
   async proposal(@Arg('id', () => ID) id: string, @Ctx() ctx: SchedulingContext): Promise<ProposalNode> {
-    const actor = await ctx.scheduling.actor();
+    const actor = await ctx.actor();
     return ProposalNode.from(await this.proposalService.get(actor, id));
   }
 
   @Mutation(() => ProposalNode, { description: 'Asks the target agent to transfer the slot; starts pending.' })
   async createProposal(@Arg('input') input: CreateProposalInput, @Ctx() ctx: SchedulingContext): Promise<ProposalNode> {
-    const actor = await ctx.scheduling.actor();
+    const actor = await ctx.actor();
     return ProposalNode.from(await this.proposalService.create(actor, input));
   }
 
@@ -70,7 +70,7 @@ export class ProposalResolver {
   }
 
   private async decide(decision: 'accept' | 'reject' | 'decline' | 'withdraw', id: string, ctx: SchedulingContext): Promise<ProposalNode> {
-    const actor = await ctx.scheduling.actor();
+    const actor = await ctx.actor();
     return ProposalNode.from(await this.proposalService[decision](actor, id));
   }
 }

@@ -11,7 +11,7 @@ export class WebhookResolver {
 
   @Query(() => [WebhookNode], { description: `The caller's webhooks: at most ${MAX_WEBHOOKS_PER_AGENT}, the number an agent may register.` })
   async webhooks(@Ctx() ctx: SchedulingContext): Promise<WebhookNode[]> {
-    const actor = await ctx.scheduling.actor();
+    const actor = await ctx.actor();
     return (await this.webhookService.list(actor)).map(WebhookNode.from);
   }
 
@@ -24,7 +24,7 @@ export class WebhookResolver {
     @Arg('status', () => DeliveryStatusFilter, { nullable: true }) status?: DeliveryStatusFilter | null,
     @Arg('first', () => Int, { defaultValue: DELIVERY_LIST_LIMITS.default }) first = DELIVERY_LIST_LIMITS.default as number,
   ): Promise<WebhookDeliveryNode[]> {
-    const actor = await ctx.scheduling.actor();
+    const actor = await ctx.actor();
     const deliveries = await this.webhookService.deliveries(actor, {
       webhookId: webhookId ?? undefined,
       status: status ?? undefined,
@@ -35,27 +35,27 @@ export class WebhookResolver {
 
   @Mutation(() => RegisteredWebhook, { description: `At most ${MAX_WEBHOOKS_PER_AGENT} webhooks per agent; the next is refused with \`limit_exceeded\`.` })
   async registerWebhook(@Arg('input') input: RegisterWebhookInput, @Ctx() ctx: SchedulingContext): Promise<RegisteredWebhook> {
-    const actor = await ctx.scheduling.actor();
+    const actor = await ctx.actor();
     const { secret, ...webhook } = await this.webhookService.register(actor, { url: input.url, events: input.events ?? undefined });
     return { webhook: WebhookNode.from(webhook), secret };
   }
 
   @Mutation(() => Boolean)
   async deleteWebhook(@Arg('id', () => ID) id: string, @Ctx() ctx: SchedulingContext): Promise<boolean> {
-    const actor = await ctx.scheduling.actor();
+    const actor = await ctx.actor();
     await this.webhookService.delete(actor, id);
     return true;
   }
 
   @Mutation(() => WebhookNode, { description: 'Turns a disabled endpoint back on.' })
   async enableWebhook(@Arg('id', () => ID) id: string, @Ctx() ctx: SchedulingContext): Promise<WebhookNode> {
-    const actor = await ctx.scheduling.actor();
+    const actor = await ctx.actor();
     return WebhookNode.from(await this.webhookService.enable(actor, id));
   }
 
   @Mutation(() => WebhookDeliveryNode, { description: 'Sends the event of a delivery again, as a new delivery.' })
   async redeliverWebhook(@Arg('deliveryId', () => ID) deliveryId: string, @Ctx() ctx: SchedulingContext): Promise<WebhookDeliveryNode> {
-    const actor = await ctx.scheduling.actor();
+    const actor = await ctx.actor();
     return WebhookDeliveryNode.from(await this.webhookService.redeliver(actor, deliveryId));
   }
 }

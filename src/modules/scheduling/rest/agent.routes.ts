@@ -25,7 +25,7 @@ export function registerAgentRoutes(app: FastifyInstance, agents: AgentService):
     '/api/agents',
     { schema: createAgentRoute },
     async (request, reply) => {
-      const created = await agents.create(request.credential, {
+      const created = await agents.create(await request.actor(), {
         name: request.body.name,
         metadata: request.body.metadata,
         config: request.body.config,

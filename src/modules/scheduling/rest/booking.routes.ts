@@ -1,17 +1,16 @@
 import type { FastifyInstance } from 'fastify';
-import type { AgentService } from '../agent.service.js';
 import type { BookingService } from '../booking.service.js';
 import { presentBooking, presentSlot } from './booking.presenter.js';
 import { cancelBookingRoute, createBookingRoute, listBookingsRoute, occurrencesRoute } from './booking.schemas.js';
 
 const optionalDate = (value: string | undefined) => (value === undefined ? undefined : new Date(value));
 
-export function registerBookingRoutes(app: FastifyInstance, agents: AgentService, bookings: BookingService): void {
+export function registerBookingRoutes(app: FastifyInstance, bookings: BookingService): void {
   app.post<{ Body: { agentId: string; startsAt: string; endsAt: string }; Headers: { 'idempotency-key'?: string } }>(
     '/api/bookings',
     { schema: createBookingRoute },
     async (request, reply) => {
-      const actor = await agents.authenticate(request.credential);
+      const actor = await request.actor();
       const { agentId, startsAt, endsAt } = request.body;
       const booking = await bookings.create(
         actor,
@@ -23,14 +22,14 @@ export function registerBookingRoutes(app: FastifyInstance, agents: AgentService
   );
 
   app.get<{ Querystring: { limit: number; from?: string; to?: string } }>('/api/bookings', { schema: listBookingsRoute }, async (request) => {
-    const actor = await agents.authenticate(request.credential);
+    const actor = await request.actor();
     const { limit, from, to } = request.query;
     const page = await bookings.list(actor, { from: optionalDate(from), to: optionalDate(to) }, limit);
     return { items: page.items.map(presentBooking) };
   });
 
   app.delete<{ Params: { id: string } }>('/api/bookings/:id', { schema: cancelBookingRoute }, async (request, reply) => {
-    const actor = await agents.authenticate(request.credential);
+    const actor = await request.actor();
     await bookings.cancel(actor, request.params.id);
     return reply.code(204).send();
   });
@@ -39,7 +38,7 @@ export function registerBookingRoutes(app: FastifyInstance, agents: AgentService
     '/api/bookings/:id/occurrences',
     { schema: occurrencesRoute },
     async (request) => {
-      const actor = await agents.authenticate(request.credential);
+      const actor = await request.actor();
       const slots = await bookings.occurrences(actor, request.params.id, request.query.limit);
       return { items: slots.map(presentSlot) };
     },

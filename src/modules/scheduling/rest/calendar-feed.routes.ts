@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { SECURITY } from '../../../platform/http/openapi.js';
-import type { AgentService } from '../agent.service.js';
 import { CALENDAR_FEED_LIMITS, MAX_CALENDAR_FEEDS_PER_AGENT, type CalendarFeedService, type CalendarFeedView } from '../calendar-feed.service.js';
 import { errorBody, errorResponses } from './common.schemas.js';
 
@@ -34,7 +33,7 @@ function matchesAny(ifNoneMatch: string | undefined, etag: string): boolean {
   return ifNoneMatch.split(',').some((tag) => tag.trim() === '*' || opaque(tag) === opaque(etag));
 }
 
-export function registerCalendarFeedRoutes(app: FastifyInstance, agents: AgentService, calendarFeeds: CalendarFeedService): void {
+export function registerCalendarFeedRoutes(app: FastifyInstance, calendarFeeds: CalendarFeedService): void {
   app.post(
     '/api/calendar-feeds',
     {
@@ -47,7 +46,7 @@ export function registerCalendarFeedRoutes(app: FastifyInstance, agents: AgentSe
       },
     },
     async (request, reply) => {
-      const actor = await agents.authenticate(request.credential);
+      const actor = await request.actor();
       const { feed, token, path } = await calendarFeeds.create(actor);
       return reply.code(201).send({ ...presentCalendarFeed(feed), token, path });
     },
@@ -69,7 +68,7 @@ export function registerCalendarFeedRoutes(app: FastifyInstance, agents: AgentSe
       },
     },
     async (request) => {
-      const actor = await agents.authenticate(request.credential);
+      const actor = await request.actor();
       return { items: (await calendarFeeds.list(actor)).map(presentCalendarFeed) };
     },
   );
@@ -87,7 +86,7 @@ export function registerCalendarFeedRoutes(app: FastifyInstance, agents: AgentSe
       },
     },
     async (request, reply) => {
-      const actor = await agents.authenticate(request.credential);
+      const actor = await request.actor();
       await calendarFeeds.revoke(actor, request.params.id);
       return reply.code(204).send();
     },

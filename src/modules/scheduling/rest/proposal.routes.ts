@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import type { AgentService } from '../agent.service.js';
 import type { ProposalStatus } from '../entities/proposal.entity.js';
 import type { ProposalRole, ProposalService } from '../proposal.service.js';
 import { presentProposal } from '../proposal.view.js';
@@ -12,12 +11,12 @@ const DECISIONS = {
   withdraw: 'Withdraw: the proposer takes the proposal back (terminal)',
 } as const;
 
-export function registerProposalRoutes(app: FastifyInstance, agents: AgentService, proposals: ProposalService): void {
+export function registerProposalRoutes(app: FastifyInstance, proposals: ProposalService): void {
   app.post<{ Body: { targetAgentId: string; startsAt: string; endsAt: string }; Headers: { 'idempotency-key'?: string } }>(
     '/api/proposals',
     { schema: createProposalRoute },
     async (request, reply) => {
-      const actor = await agents.authenticate(request.credential);
+      const actor = await request.actor();
       const { targetAgentId, startsAt, endsAt } = request.body;
       const proposal = await proposals.create(
         actor,
@@ -32,7 +31,7 @@ export function registerProposalRoutes(app: FastifyInstance, agents: AgentServic
     '/api/proposals',
     { schema: listProposalsRoute },
     async (request) => {
-      const actor = await agents.authenticate(request.credential);
+      const actor = await request.actor();
       return { items: (await proposals.list(actor, request.query)).map(presentProposal) };
     },
   );
@@ -42,7 +41,7 @@ export function registerProposalRoutes(app: FastifyInstance, agents: AgentServic
       `/api/proposals/:id/${decision}`,
       { schema: decideProposalRoute(`${decision}Proposal`, DECISIONS[decision]) },
       async (request) => {
-        const actor = await agents.authenticate(request.credential);
+        const actor = await request.actor();
         return presentProposal(await proposals[decision](actor, request.params.id));
       },
     );

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { SECURITY } from '../../../platform/http/openapi.js';
-import type { AgentService } from '../agent.service.js';
 import { BOOKING_EVENT_TYPES } from '../entities/booking-event.entity.js';
 import { MAX_WEBHOOKS_PER_AGENT } from '../entities/webhook.entity.js';
 import type { WebhookService, WebhookView } from '../webhook.service.js';
@@ -31,7 +30,7 @@ function presentWebhook(webhook: WebhookView & { secret?: string }) {
   };
 }
 
-export function registerWebhookRoutes(app: FastifyInstance, agents: AgentService, webhooks: WebhookService): void {
+export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookService): void {
   app.post<{ Body: { url: string; events?: string[] } }>(
     '/api/webhooks',
     {
@@ -53,7 +52,7 @@ export function registerWebhookRoutes(app: FastifyInstance, agents: AgentService
       },
     },
     async (request, reply) => {
-      const actor = await agents.authenticate(request.credential);
+      const actor = await request.actor();
       return reply.code(201).send(presentWebhook(await webhooks.register(actor, request.body)));
     },
   );
@@ -74,7 +73,7 @@ export function registerWebhookRoutes(app: FastifyInstance, agents: AgentService
       },
     },
     async (request) => {
-      const actor = await agents.authenticate(request.credential);
+      const actor = await request.actor();
       return { items: (await webhooks.list(actor)).map(presentWebhook) };
     },
   );
@@ -92,7 +91,7 @@ export function registerWebhookRoutes(app: FastifyInstance, agents: AgentService
       },
     },
     async (request, reply) => {
-      const actor = await agents.authenticate(request.credential);
+      const actor = await request.actor();
       await webhooks.delete(actor, request.params.id);
       return reply.code(204).send();
     },
