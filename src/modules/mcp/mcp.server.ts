@@ -2,7 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Actor } from '../../platform/auth/actor.js';
-import { toAppError } from '../../platform/errors.js';
+import { INTERNAL_ERROR, toAppError } from '../../platform/errors.js';
 import type { Logger } from '../../platform/logger.js';
 import type { BookingService, ProposalService } from '../scheduling/index.js';
 import { BOOKING_LIMITS, presentProposal, toBookingItem } from '../scheduling/index.js';
@@ -33,7 +33,7 @@ async function answer(work: () => Promise<unknown>, logger: Logger): Promise<Cal
     if (!appError) logger.error({ err: error }, 'unhandled MCP tool error');
     const body = appError
       ? { error: appError.code, message: appError.message, ...(appError.fields ? { errors: appError.fields } : {}) }
-      : { error: 'internal_error', message: 'Internal Server Error' };
+      : INTERNAL_ERROR.body;
     return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
   }
 }

@@ -4,7 +4,7 @@ import { notThePrincipal, type Actor, type TokenResolver } from '../../platform/
 import { generateToken, sha256Hex } from '../../platform/auth/credentials.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Notifications } from '../../platform/db/notifications.js';
-import { violatedConstraint } from '../../platform/db/pg-errors.js';
+import { SCHEDULING_CONSTRAINTS } from './constraint-errors.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import { freeFormObjectProblem } from '../../platform/free-form-object.js';
@@ -167,15 +167,9 @@ export class AgentService {
     try {
       await this.em.flush();
     } catch (error) {
+      // A second root (`agents_single_root`) or a reused key: constraint-errors.ts says what the client hears.
       this.em.clear();
-      switch (violatedConstraint(error)) {
-        case 'agents_single_root':
-          throw bootstrapClaimed();
-        case 'agents_idempotency_key_key':
-          throw new AppError('conflict', 'idempotency_key was already used to create an agent');
-        default:
-          throw error;
-      }
+      throw error;
     }
     return { agent: agentRecordOf(agent), publicToken };
   }
@@ -187,5 +181,6 @@ export class AgentService {
 }
 
 function bootstrapClaimed(): AppError {
-  return new AppError('bootstrap_claimed', 'bootstrap is no longer available: this installation already has its first agent');
+  const { code, message } = SCHEDULING_CONSTRAINTS.agents_single_root;
+  return new AppError(code, message);
 }

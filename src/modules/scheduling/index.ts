@@ -45,7 +45,8 @@ import { BookingEventBus } from './booking-events.js';
 import { NEWEST_EVENT } from './sql/booking-event.sql.js';
 import { registerProposalRoutes } from './rest/proposal.routes.js';
 import { registerWebhookRoutes } from './rest/webhook.routes.js';
-import { AppError } from '../../platform/errors.js';
+import { AppError, registerConstraintErrors } from '../../platform/errors.js';
+import { SCHEDULING_CONSTRAINTS } from './constraint-errors.js';
 import type { Notifications } from '../../platform/db/notifications.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { BackgroundLoop } from '../../platform/jobs/background-loop.js';
@@ -111,6 +112,7 @@ function registerBookingEventMetrics(metrics: Metrics, bus: BookingEventBus, sta
 }
 
 export function createSchedulingModule(deps: SchedulingDeps) {
+  registerConstraintErrors(SCHEDULING_CONSTRAINTS);
   const { em, clock, statements, logger } = deps;
   const bus = new BookingEventBus(deps.notifications, statements, logger);
   const agents = new AgentService(em, clock, statements, deps.notifications);
