@@ -5,7 +5,7 @@ import type { Actor } from '../../platform/auth/actor.js';
 import { INTERNAL_ERROR, toAppError } from '../../platform/errors.js';
 import type { Logger } from '../../platform/logger.js';
 import type { BookingService, ProposalService } from '../scheduling/index.js';
-import { BOOKING_LIMITS, presentProposal, toBookingItem } from '../scheduling/index.js';
+import { BOOKING_LIMITS, presentProposal, SCHEDULING_LIMITS, toBookingItem } from '../scheduling/index.js';
 import type { TokenAnalyticsService, TokenReadBudget } from '../token-analytics/index.js';
 import { presentAnalytics, presentSafety } from '../token-analytics/index.js';
 
@@ -95,7 +95,7 @@ export function createMcpServer(deps: McpDeps, actor: () => Promise<Actor>, addr
     'create_booking',
     {
       description: "Books [startsAt, endsAt) on the calling agent's calendar. Overlaps answer slot_taken.",
-      inputSchema: { startsAt: dateTime, endsAt: dateTime, idempotencyKey: z.string().min(1).max(255).optional() },
+      inputSchema: { startsAt: dateTime, endsAt: dateTime, idempotencyKey: z.string().min(1).max(SCHEDULING_LIMITS.idempotencyKeyMaxLength).optional() },
     },
     ({ startsAt, endsAt, idempotencyKey }) =>
       answer(async () => {
@@ -117,7 +117,7 @@ export function createMcpServer(deps: McpDeps, actor: () => Promise<Actor>, addr
     'propose_slot',
     {
       description: 'Asks another agent to hand over the slot [startsAt, endsAt); the proposal starts pending.',
-      inputSchema: { targetAgentId: z.string().min(1).max(128), startsAt: dateTime, endsAt: dateTime },
+      inputSchema: { targetAgentId: z.string().min(1).max(SCHEDULING_LIMITS.agentIdMaxLength), startsAt: dateTime, endsAt: dateTime },
     },
     ({ targetAgentId, startsAt, endsAt }) =>
       answer(async () => presentProposal(await deps.proposals.create(await actor(), { targetAgentId, startsAt: new Date(startsAt), endsAt: new Date(endsAt) })), deps.logger),

@@ -10,12 +10,13 @@ import { AppError, type FieldErrors } from '../../platform/errors.js';
 import { freeFormObjectProblem } from '../../platform/free-form-object.js';
 import { Agent } from './entities/agent.entity.js';
 import { AGENT_BY_TOKEN_HASH, agentRecordOf, toAgentRecord, type AgentRecord } from './sql/agent.sql.js';
+import { SCHEDULING_LIMITS } from './limits.js';
 
 export type { AgentRecord } from './sql/agent.sql.js';
 
 export const AGENT_LIMITS = {
   nameMaxLength: 120,
-  idempotencyKeyMaxLength: 255,
+  idempotencyKeyMaxLength: SCHEDULING_LIMITS.idempotencyKeyMaxLength,
   /** One page of `Agent.children`. */
   childrenDefault: 50,
   childrenMax: 100,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../../platform/clock.js';
+import { SCHEDULING_LIMITS } from './limits.js';
 import { retryTransient } from '../../platform/db/pg-errors.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { AppError, constraintErrorOf, isAppError, type FieldErrors } from '../../platform/errors.js';
@@ -26,10 +27,10 @@ import {
 } from './sql/booking.sql.js';
 
 export const BOOKING_LIMITS = {
-  agentIdMaxLength: 128,
+  agentIdMaxLength: SCHEDULING_LIMITS.agentIdMaxLength,
   rruleMaxLength: 2000,
-  listDefault: 50,
-  listMax: 200,
+  listDefault: SCHEDULING_LIMITS.pageDefault,
+  listMax: SCHEDULING_LIMITS.pageMax,
   /** Occurrences of a series are materialised (and so conflict-checked) this far ahead. */
   horizonDays: 366,
   /** A rule that yields more slots than this inside the horizon is refused. */

@@ -64,6 +64,7 @@ export type { BookingService } from './booking.service.js';
 export type { ProposalService } from './proposal.service.js';
 export { toBookingItem } from './booking-item.js';
 export { BOOKING_LIMITS } from './booking.service.js';
+export { SCHEDULING_LIMITS } from './limits.js';
 export { presentProposal } from './proposal.view.js';
 export type { WebhookHealth, WebhookFailureKind } from './webhook.service.js';
 

@@ -13,8 +13,13 @@ import { Agent } from './entities/agent.entity.js';
 import { Proposal, type ProposalStatus } from './entities/proposal.entity.js';
 import { checkRange, isUuid } from './input-checks.js';
 import { findStoredOutcome, replay, storeOutcome, type IdempotentRequest } from './idempotency.js';
+import { SCHEDULING_LIMITS } from './limits.js';
 
-export const PROPOSAL_LIMITS = { agentIdMaxLength: 128, listDefault: 50, listMax: 200 } as const;
+export const PROPOSAL_LIMITS = {
+  agentIdMaxLength: SCHEDULING_LIMITS.agentIdMaxLength,
+  listDefault: SCHEDULING_LIMITS.pageDefault,
+  listMax: SCHEDULING_LIMITS.pageMax,
+} as const;
 
 /** Seed 000 `ProposalItem` with Date values. */
 export interface ProposalView {

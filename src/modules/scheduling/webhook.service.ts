@@ -19,12 +19,13 @@ import { CLAIM_DELIVERIES, FAN_OUT_EVENTS, RECORD_ATTEMPTS, type AttemptOutcome,
 import { WriteBatcher } from '../../platform/db/write-batcher.js';
 import type { CounterSeries } from '../../platform/metrics/families.js';
 import { RecentTotals } from '../../platform/metrics/recent-totals.js';
+import { SCHEDULING_LIMITS } from './limits.js';
 
 /** Delivery jobs queued before the dispatcher existed still run under this name. */
 export const DELIVER_WEBHOOK_TASK = 'deliver_webhook';
 
 /** One page of `webhookDeliveries`; each delivery carries at most `WEBHOOK_MAX_ATTEMPTS` attempts. */
-export const DELIVERY_LIST_LIMITS = { default: 50, max: 200 } as const;
+export const DELIVERY_LIST_LIMITS = { default: SCHEDULING_LIMITS.pageDefault, max: SCHEDULING_LIMITS.pageMax } as const;
 
 /** Attempts in flight to one endpoint per process: a slow endpoint with a backlog keeps the others' places free. */
 const IN_FLIGHT_PER_WEBHOOK = 4;

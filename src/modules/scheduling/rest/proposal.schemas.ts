@@ -2,6 +2,7 @@ import { SECURITY } from '../../../platform/http/openapi.js';
 import { PROPOSAL_STATUSES } from '../entities/proposal.entity.js';
 import { PROPOSAL_LIMITS } from '../proposal.service.js';
 import { errorResponses } from './common.schemas.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../limits.js';
 
 const dateTime = { type: 'string', format: 'date-time' } as const;
 
@@ -38,7 +39,7 @@ export const createProposalRoute = {
   summary: 'Ask another agent to transfer a slot',
   tags: ['scheduling'],
   security: SECURITY.agent,
-  headers: { type: 'object', properties: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: 255 } } },
+  headers: { type: 'object', properties: { 'idempotency-key': IDEMPOTENCY_KEY_HEADER } },
   body: proposalCreateBody,
   response: { 201: proposalItem, ...errorResponses(400, 401, 409) },
 } as const;
