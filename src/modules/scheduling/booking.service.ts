@@ -16,6 +16,7 @@ import { checkRange, isUuid } from './input-checks.js';
 import { IDEMPOTENCY_TTL_MS, idempotencyConflict, replay, requestHash, storeOutcome, type IdempotentRequest } from './idempotency.js';
 import { expandRule, parseRule, RecurrenceError, type ParsedRule, type Slot } from './recurrence.js';
 import {
+  BOOKED_SLOTS,
   BOOKINGS_FROM_START,
   BOOKINGS_OVERLAPPING,
   CANCEL_BOOKING,
@@ -40,7 +41,7 @@ export const BOOKING_LIMITS = {
 } as const;
 
 /**
- * What one `freeBusy` question may cover. A quarter is the longest window calendar views ask for;
+ * What one `freeBusy` or `slots` question may cover. A quarter is the longest window calendar views ask for;
  * the slot bound keeps the answer (at most that many busy and one more free intervals) a few
  * hundred KiB whatever the calendar holds: slots are not bounded per agent over time.
  */
@@ -77,6 +78,11 @@ export interface BookingPage {
 export interface BookingCursor {
   startsAt: Date;
   id: string;
+}
+
+/** One live occurrence on the calendar and the booking (single or series) it belongs to. */
+export interface BookedSlot extends Slot {
+  booking: BookingView;
 }
 
 export interface BookingPreview {
@@ -257,13 +263,22 @@ export class BookingService {
     return this.expandStored(booking, { from: now, limit });
   }
 
+  /**
+   * The caller's live occurrences (slots) that intersect `[from, to)`, each with its booking: what a
+   * calendar view draws, series included, cancelled occurrences left out. The same bounds as `freeBusy`.
+   */
+  async slots(caller: Actor, from: Date, to: Date): Promise<BookedSlot[]> {
+    const actor = agentOf(caller);
+    checkCalendarWindow(from, to);
+    const rows = await this.statements.rows(BOOKED_SLOTS, [actor.id, from, to, FREE_BUSY_LIMITS.maxBookedSlots + 1]);
+    if (rows.length > FREE_BUSY_LIMITS.maxBookedSlots) throw tooManySlots();
+    return rows.map((row) => ({ startsAt: new Date(row.slot_starts_at), endsAt: new Date(row.slot_ends_at), booking: bookingViewOfRow(row) }));
+  }
+
   /** Busy intervals (merged) of the caller's calendar inside `[from, to)`, and the free gaps. */
   async freeBusy(caller: Actor, from: Date, to: Date): Promise<{ busy: Slot[]; free: Slot[] }> {
     const actor = agentOf(caller);
-    checkWindow({ from, to });
-    if (to.getTime() - from.getTime() > FREE_BUSY_LIMITS.maxWindowDays * DAY_MS) {
-      throw AppError.validation({ to: `must be at most ${FREE_BUSY_LIMITS.maxWindowDays} days after from` });
-    }
+    checkCalendarWindow(from, to);
     const rows = await this.em.execute<{ starts_at: Date; ends_at: Date }[]>(
       `select starts_at, ends_at from booking_slots
         where agent_id = ? and tstzrange(starts_at, ends_at, '[)') && tstzrange(?, ?, '[)')
@@ -271,9 +286,7 @@ export class BookingService {
         limit ?`,
       [actor.id, from, to, FREE_BUSY_LIMITS.maxBookedSlots + 1],
     );
-    if (rows.length > FREE_BUSY_LIMITS.maxBookedSlots) {
-      throw AppError.validation({ to: `the window holds more than ${FREE_BUSY_LIMITS.maxBookedSlots} booked slots: ask for a shorter one` });
-    }
+    if (rows.length > FREE_BUSY_LIMITS.maxBookedSlots) throw tooManySlots();
     const busy: Slot[] = [];
     for (const row of rows) {
       const slot = {
@@ -462,6 +475,18 @@ function checkWindow(window: BookingWindow): void {
   if (window.from && Number.isNaN(window.from.getTime())) throw AppError.validation({ from: 'must be a valid date-time' });
   if (window.to && Number.isNaN(window.to.getTime())) throw AppError.validation({ to: 'must be a valid date-time' });
   if (window.from && window.to && window.to < window.from) throw AppError.validation({ to: 'must be at or after from' });
+}
+
+/** A calendar question (`freeBusy`, `slots`): a valid window of at most `maxWindowDays`. */
+function checkCalendarWindow(from: Date, to: Date): void {
+  checkWindow({ from, to });
+  if (to.getTime() - from.getTime() > FREE_BUSY_LIMITS.maxWindowDays * DAY_MS) {
+    throw AppError.validation({ to: `must be at most ${FREE_BUSY_LIMITS.maxWindowDays} days after from` });
+  }
+}
+
+function tooManySlots(): AppError {
+  return AppError.validation({ to: `the window holds more than ${FREE_BUSY_LIMITS.maxBookedSlots} booked slots: ask for a shorter one` });
 }
 
 function bookingNotFound(bookingId: string): AppError {

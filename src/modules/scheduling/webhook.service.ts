@@ -189,6 +189,21 @@ export class WebhookService {
     return toWebhookView(webhook);
   }
 
+  /**
+   * Turns an endpoint off by hand, as repeated failures do: later events get no delivery for it, and
+   * deliveries still due end as failed. Disabling a disabled endpoint keeps its first reason.
+   */
+  async disable(caller: Actor, webhookId: string): Promise<WebhookView> {
+    const actor = agentOf(caller);
+    const webhook = await this.findOwned(actor, webhookId);
+    if (!webhook.disabledAt) {
+      webhook.disabledAt = this.clock.now();
+      webhook.disabledReason = 'disabled by its agent';
+      await this.em.flush();
+    }
+    return toWebhookView(webhook);
+  }
+
   async deliveries(
     caller: Actor,
     filter: { webhookId?: string | undefined; status?: DeliveryStatus | undefined; deliveryId?: string; limit: number },

@@ -102,6 +102,7 @@ const byId = (id: keyof Victims) => (v: Victims) => ({ id: v[id] });
 const GRAPHQL_ROWS: Record<string, GraphQLRow> = {
   'Query.booking': { audience: 'agent', query: 'query($id: ID!) { booking(id: $id) { id } }', variables: byId('bookingId') },
   'Query.bookings': { audience: 'agent', query: '{ bookings { edges { node { id } } } }' },
+  'Query.bookedSlots': { audience: 'agent', query: '{ bookedSlots(from: "2032-01-01T00:00:00Z", to: "2032-01-02T00:00:00Z") { startsAt } }' },
   'Query.freeBusy': { audience: 'agent', query: '{ freeBusy(from: "2032-01-01T00:00:00Z", to: "2032-01-02T00:00:00Z") { busy { startsAt } } }' },
   'Query.me': { audience: 'agent', query: '{ me { id } }' },
   'Query.occurrences': { audience: 'agent', query: 'query($id: ID!) { occurrences(bookingId: $id) { startsAt } }', variables: byId('bookingId') },
@@ -139,6 +140,7 @@ const GRAPHQL_ROWS: Record<string, GraphQLRow> = {
     variables: (v) => ({ input: { targetAgentId: v.agent.id, ...slot } }),
   },
   'Mutation.deleteWebhook': { audience: 'agent', query: 'mutation($id: ID!) { deleteWebhook(id: $id) }', variables: byId('webhookId') },
+  'Mutation.disableWebhook': { audience: 'agent', query: 'mutation($id: ID!) { disableWebhook(id: $id) { id } }', variables: byId('webhookId') },
   'Mutation.enableWebhook': { audience: 'agent', query: 'mutation($id: ID!) { enableWebhook(id: $id) { id } }', variables: byId('webhookId') },
   'Mutation.redeliverWebhook': {
     audience: 'agent',

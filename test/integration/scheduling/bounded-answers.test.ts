@@ -5,7 +5,7 @@ import { BOOKING_LIMITS, FREE_BUSY_LIMITS } from '../../../src/modules/schedulin
 import { PROPOSAL_LIMITS } from '../../../src/modules/scheduling/proposal.service.js';
 import { DELIVERY_LIST_LIMITS } from '../../../src/modules/scheduling/webhook.service.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
-import { ChildrenPageDocument, ChildrenTwoLevelsDocument, CreateAgentDocument, CreateBookingDocument, FreeBusyDocument, PreviewBookingDocument } from '../../generated/graphql.js';
+import { BookedSlotsDocument, ChildrenPageDocument, ChildrenTwoLevelsDocument, CreateAgentDocument, CreateBookingDocument, FreeBusyDocument, PreviewBookingDocument } from '../../generated/graphql.js';
 import { bearer, startTestApp, type TestApp } from '../../harness.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -168,7 +168,7 @@ describe('Agent.children pages', () => {
   });
 });
 
-describe('freeBusy', () => {
+describe('freeBusy and bookedSlots', () => {
   let t: TestApp;
   let root: AgentWithToken;
   beforeAll(async () => {
@@ -188,6 +188,11 @@ describe('freeBusy', () => {
     const refused = await t.gql(FreeBusyDocument, { from: from.toISOString(), to: new Date(to.getTime() + 1).toISOString() }, bearer(agent.token));
     expect(refused.data).toBeNull();
     expect(refused.errors?.[0]?.extensions).toEqual({ code: 'validation', errors: { to: `must be at most ${FREE_BUSY_LIMITS.maxWindowDays} days after from` } });
+
+    const slotsAccepted = await t.gql(BookedSlotsDocument, { from: from.toISOString(), to: to.toISOString() }, bearer(agent.token));
+    expect(slotsAccepted.data!.bookedSlots).toEqual([]);
+    const slotsRefused = await t.gql(BookedSlotsDocument, { from: from.toISOString(), to: new Date(to.getTime() + 1).toISOString() }, bearer(agent.token));
+    expect(slotsRefused.errors?.[0]?.extensions).toEqual(refused.errors?.[0]?.extensions);
   });
 
   it(`answers ${FREE_BUSY_LIMITS.maxBookedSlots} booked slots in the window and refuses one more, naming to`, async () => {
@@ -214,6 +219,8 @@ describe('freeBusy', () => {
     const atBound = await t.gql(FreeBusyDocument, window, bearer(agent.token));
     expect(atBound.errors).toBeUndefined();
     expect(atBound.data!.freeBusy.busy).toHaveLength(FREE_BUSY_LIMITS.maxBookedSlots);
+    const slotsAtBound = await t.gql(BookedSlotsDocument, window, bearer(agent.token));
+    expect(slotsAtBound.data!.bookedSlots).toHaveLength(FREE_BUSY_LIMITS.maxBookedSlots);
 
     const lastDay = new Date(new Date(window.to).getTime() - DAY_MS);
     const extra = await t.rest({
@@ -226,6 +233,8 @@ describe('freeBusy', () => {
     const overBound = await t.gql(FreeBusyDocument, window, bearer(agent.token));
     expect(overBound.data).toBeNull();
     expect(overBound.errors?.[0]?.extensions).toEqual({ code: 'validation', errors: { to: expect.stringContaining(`more than ${FREE_BUSY_LIMITS.maxBookedSlots} booked slots`) } });
+    const slotsOverBound = await t.gql(BookedSlotsDocument, window, bearer(agent.token));
+    expect(slotsOverBound.errors?.[0]?.extensions).toEqual(overBound.errors?.[0]?.extensions);
   });
 });
 

@@ -3,6 +3,7 @@ import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factorie
 import { createBooking, postBooking } from '../../factories/bookings.js';
 import { TestClock } from '../../factories/clock.js';
 import {
+  BookedSlotsDocument,
   CancelOccurrenceDocument,
   CreateBookingDocument,
   FreeBusyDocument,
@@ -217,6 +218,32 @@ describe('recurring bookings', () => {
       await jobs.app.close();
       await jobs.orm.close(true);
     }
+  });
+
+  it('bookedSlots lists the live occurrences in a window with their booking, series expanded and cancelled occurrences left out', async () => {
+    const agent = await createAgent(t, root);
+    const series = await createSeries(agent, '2030-09-02T09:00:00Z', '2030-09-02T10:00:00Z', 'FREQ=DAILY;COUNT=10');
+    const seriesId = series.data!.createBooking.id;
+    const single = await createBooking(t, agent, '2030-09-05T12:00:00Z', '2030-09-05T13:00:00Z');
+    const cancelled = await createBooking(t, agent, '2030-09-06T12:00:00Z', '2030-09-06T13:00:00Z');
+    await t.rest({ method: 'DELETE', url: `/api/bookings/${cancelled.id}`, headers: bearer(agent.token) });
+    await t.gql(CancelOccurrenceDocument, { bookingId: seriesId, startsAt: '2030-09-04T09:00:00Z' }, bearer(agent.token));
+
+    // The week of Monday 2030-09-09 starts after the series' first occurrence: only its later ones are in it.
+    const week = await t.gql(BookedSlotsDocument, { from: '2030-09-04T00:00:00Z', to: '2030-09-09T00:00:00Z' }, bearer(agent.token));
+    expect(week.errors).toBeUndefined();
+    expect(week.data!.bookedSlots.map((slot) => [slot.startsAt, slot.booking.id])).toEqual([
+      ['2030-09-05T09:00:00.000Z', seriesId],
+      ['2030-09-05T12:00:00.000Z', single.id],
+      ['2030-09-06T09:00:00.000Z', seriesId],
+      ['2030-09-07T09:00:00.000Z', seriesId],
+      ['2030-09-08T09:00:00.000Z', seriesId],
+    ]);
+    expect(week.data!.bookedSlots[0]!.booking).toEqual({ id: seriesId, rrule: 'FREQ=DAILY;COUNT=10', startsAt: '2030-09-02T09:00:00.000Z', agent: { id: agent.id } });
+
+    const other = await createAgent(t, root);
+    const othersView = await t.gql(BookedSlotsDocument, { from: '2030-09-04T00:00:00Z', to: '2030-09-09T00:00:00Z' }, bearer(other.token));
+    expect(othersView.data!.bookedSlots).toEqual([]);
   });
 
   it('freeBusy merges busy slots and lists the gaps inside the window', async () => {

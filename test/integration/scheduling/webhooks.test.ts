@@ -5,7 +5,14 @@ import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factorie
 import { createBooking } from '../../factories/bookings.js';
 import { TestClock } from '../../factories/clock.js';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '../../factories/webhook-receiver.js';
-import { RedeliverWebhookDocument, RegisterWebhookDocument, WebhookDeliveriesDocument, WebhooksDocument } from '../../generated/graphql.js';
+import {
+  DisableWebhookDocument,
+  EnableWebhookDocument,
+  RedeliverWebhookDocument,
+  RegisterWebhookDocument,
+  WebhookDeliveriesDocument,
+  WebhooksDocument,
+} from '../../generated/graphql.js';
 import { bearer, startTestApp, type TestApp } from '../../harness.js';
 
 const FAST_RETRIES = { WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_TIMEOUT_MS: '500', WEBHOOK_DISABLE_AFTER: '2' };
@@ -195,6 +202,30 @@ describe('webhooks', () => {
     await book(agent);
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(hook.hits).toBe(hitsBefore);
+  });
+
+  it('disables an endpoint by hand until enableWebhook, and refuses another agent’s', async () => {
+    const agent = await createAgent(t, root);
+    const hook = await receiver();
+    const { id } = (await register(agent, hook.url)).json();
+    const disabled = await t.gql(DisableWebhookDocument, { id }, bearer(agent.token));
+    expect(disabled.data!.disableWebhook).toEqual({ id, enabled: false, disabledAt: expect.any(String), disabledReason: 'disabled by its agent' });
+    const again = await t.gql(DisableWebhookDocument, { id }, bearer(agent.token));
+    expect(again.data!.disableWebhook.disabledAt).toBe(disabled.data!.disableWebhook.disabledAt);
+
+    await book(agent);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(hook.hits).toBe(0);
+    expect(await deliveries(agent, id)).toEqual([]);
+
+    const enabled = await t.gql(EnableWebhookDocument, { id }, bearer(agent.token));
+    expect(enabled.data!.enableWebhook).toEqual({ id, enabled: true, disabledReason: null });
+    await book(agent);
+    await eventually(async () => (hook.hits === 1 ? true : undefined));
+
+    const other = await createAgent(t, root);
+    const refused = await t.gql(DisableWebhookDocument, { id }, bearer(other.token));
+    expect(refused.errors?.[0]?.extensions).toEqual({ code: 'forbidden' });
   });
 
   it('cuts off a receiver that hangs, without slowing the request that caused the event', async () => {

@@ -4,6 +4,7 @@ import { BOOKING_LIMITS, FREE_BUSY_LIMITS, type BookingCursor, type BookingServi
 import { isUuid } from '../input-checks.js';
 import { AgentNode } from './agent.types.js';
 import {
+  BookedSlotNode,
   BookingConnection,
   BookingEdge,
   BookingNode,
@@ -76,6 +77,21 @@ export class BookingResolver {
     const actor = await ctx.actor();
     const { busy, free } = await this.calendar.freeBusy(actor, from, to);
     return { busy: busy.map(SlotNode.from), free: free.map(SlotNode.from) };
+  }
+
+  @Query(() => [BookedSlotNode], {
+    description:
+      "The caller's live occurrences intersecting [from, to), by startsAt, each with its booking: series expanded, cancelled occurrences left out. " +
+      `The same bounds as freeBusy: at most ${FREE_BUSY_LIMITS.maxWindowDays} days and ${FREE_BUSY_LIMITS.maxBookedSlots} slots, else a \`validation\` error naming \`to\`.`,
+  })
+  async bookedSlots(@Arg('from') from: Date, @Arg('to') to: Date, @Ctx() ctx: SchedulingContext): Promise<BookedSlotNode[]> {
+    const actor = await ctx.actor();
+    const slots = await this.calendar.slots(actor, from, to);
+    // Every slot is the caller's: one agent for all rows, as in `bookings`.
+    const owner = slots[0] && AgentNode.from(await ctx.scheduling.loadAgent(slots[0].booking.agentId));
+    return slots.map((slot) =>
+      Object.assign(new BookedSlotNode(), { startsAt: slot.startsAt, endsAt: slot.endsAt, booking: Object.assign(BookingNode.from(slot.booking), owner && { agent: owner }) }),
+    );
   }
 
   @Query(() => BookingPreview, { description: 'A dry run of createBooking: conflicts and clashing occurrences, nothing written.' })

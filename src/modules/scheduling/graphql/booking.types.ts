@@ -139,3 +139,15 @@ export class FreeBusy {
   @Field(() => [SlotNode], { description: 'The gaps between them inside the window.' })
   free!: SlotNode[];
 }
+
+@ObjectType('BookedSlot', { simpleResolvers: true, description: 'One live occurrence on the calendar, with the booking (single or series) it belongs to.' })
+export class BookedSlotNode {
+  @Field()
+  startsAt!: Date;
+
+  @Field()
+  endsAt!: Date;
+
+  @Field(() => BookingNode, { description: 'For a series, its first occurrence and rule; cancelOccurrence takes this id and the slot’s startsAt.' })
+  booking!: BookingNode;
+}

@@ -53,6 +53,12 @@ export class WebhookResolver {
     return WebhookNode.from(await this.webhookService.enable(actor, id));
   }
 
+  @Mutation(() => WebhookNode, { description: 'Stops deliveries to an endpoint until enableWebhook; deliveries still due end as failed.' })
+  async disableWebhook(@Arg('id', () => ID) id: string, @Ctx() ctx: SchedulingContext): Promise<WebhookNode> {
+    const actor = await ctx.actor();
+    return WebhookNode.from(await this.webhookService.disable(actor, id));
+  }
+
   @Mutation(() => WebhookDeliveryNode, { description: 'Sends the event of a delivery again, as a new delivery.' })
   async redeliverWebhook(@Arg('deliveryId', () => ID) deliveryId: string, @Ctx() ctx: SchedulingContext): Promise<WebhookDeliveryNode> {
     const actor = await ctx.actor();

@@ -58,6 +58,23 @@ export const CANCEL_BOOKING = namedStatement<[agentId: string, bookingId: string
 );
 
 /**
+ * The live occurrences (slots) inside [from, to) with the booking each belongs to, found through the
+ * exclusion constraint's range index as `freeBusy` is; one row past the bound says the window is too full.
+ */
+export const BOOKED_SLOTS = namedStatement<
+  [agentId: string, from: Date, to: Date, limit: number],
+  BookingRow & { slot_starts_at: Date | string; slot_ends_at: Date | string }
+>(
+  'booked_slots',
+  `select s.starts_at as slot_starts_at, s.ends_at as slot_ends_at,
+          b.id, b.agent_id, b.starts_at, b.ends_at, b.status, b.rrule, b.warning_sent_at, b.created_at
+     from booking_slots s join bookings b on b.id = s.booking_id
+    where s.agent_id = $1 and tstzrange(s.starts_at, s.ends_at, '[)') && tstzrange($2::timestamptz, $3::timestamptz, '[)')
+    order by s.starts_at, s.booking_id
+    limit $4`,
+);
+
+/**
  * A window with a lower edge: the bookings overlapping [from, to), found through the range index so
  * the cost follows the window, not the agent's past (the (agent, starts_at) index would walk every
  * earlier booking and filter on ends_at). Materialised so the planner cannot trade it for that walk.
