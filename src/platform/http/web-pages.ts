@@ -24,14 +24,22 @@ const PAGE_POLICY = [
 ].join('; ');
 
 /**
- * Serves the built front end: `/browse` (the tool directory) and, when enabled, the GraphQL explorer
+ * The agent console's policy: the same origin only, and no inline style at all (the explorer's editor
+ * needs 'unsafe-inline' for its styles; the console sets positions through the CSSOM, which CSP
+ * leaves alone). `connect-src 'self'` covers its WebSocket: CSP Level 3 matches ws: and wss: to the
+ * page's own host and port under 'self'.
+ */
+const CONSOLE_POLICY = PAGE_POLICY.replace("style-src 'self' 'unsafe-inline'", "style-src 'self'");
+
+/**
+ * Serves the built front end: `/browse` (the tool directory), `/console` (an agent's console) and, when enabled, the GraphQL explorer
  * for a browser opening `/graphql`. Hashed assets live under `/assets/` and are cached for good.
  */
 export async function registerWebPages(app: FastifyInstance, options: { explorer: boolean }): Promise<void> {
   const root = findWebDist();
-  const sendPage = (file: string) => async (_request: unknown, reply: FastifyReply) => {
+  const sendPage = (file: string, policy = PAGE_POLICY) => async (_request: unknown, reply: FastifyReply) => {
     if (!root) return reply.code(503).type('text/plain').send('The web pages are not built: run `npm run build`.');
-    return reply.header('content-security-policy', PAGE_POLICY).header('cache-control', 'no-cache').sendFile(file, root, { cacheControl: false });
+    return reply.header('content-security-policy', policy).header('cache-control', 'no-cache').sendFile(file, root, { cacheControl: false });
   };
 
   if (root) {
@@ -47,6 +55,7 @@ export async function registerWebPages(app: FastifyInstance, options: { explorer
   }
 
   app.get('/browse', { schema: { hide: true } }, sendPage('browse.html'));
+  app.get('/console', { schema: { hide: true } }, sendPage('console.html', CONSOLE_POLICY));
   app.get('/prices', { schema: { hide: true } }, sendPage('prices.html'));
 
   if (options.explorer) {

@@ -24,12 +24,19 @@ export function storedToken(): string | null {
   return localStorage.getItem(TOKEN_KEY);
 }
 
+type VariablesOf<Variables> = Variables extends Record<string, never> ? [] : [Variables];
+
 /** Runs a typed operation against this server's /graphql, with the stored JWT when there is one. */
-export async function request<Result, Variables>(
+export function request<Result, Variables>(document: TypedDocumentString<Result, Variables>, ...variables: VariablesOf<Variables>): Promise<Result> {
+  return requestAs(storedToken(), document, ...variables);
+}
+
+/** Runs a typed operation against this server's /graphql with `token` as the bearer credential (null: none). */
+export async function requestAs<Result, Variables>(
+  token: string | null,
   document: TypedDocumentString<Result, Variables>,
-  ...[variables]: Variables extends Record<string, never> ? [] : [Variables]
+  ...[variables]: VariablesOf<Variables>
 ): Promise<Result> {
-  const token = storedToken();
   let response: Response;
   try {
     response = await fetch('/graphql', {

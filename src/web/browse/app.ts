@@ -1,5 +1,3 @@
-import htm from 'htm';
-import { h, type ComponentChildren } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { AUTH_METHODS, PRICING_MODELS, checkToolSubmission } from '../../modules/directory/browser.js';
 import {
@@ -19,50 +17,12 @@ import {
   type ToolSummaryFragment,
 } from '../generated/graphql.js';
 import { ApiError, request, storedToken, TOKEN_KEY } from './api.js';
+import { Failure, html, Loading, Notice, useLoad } from './ui.js';
 import { readState, writeState, type PageState, type Sort, type View } from './url-state.js';
 
-const html = htm.bind(h);
 const PAGE_SIZE = 12;
 
 type Viewer = { id: string; email: string };
-type Load<T> = { status: 'loading' } | { status: 'error'; message: string; retry: () => void } | { status: 'ready'; data: T };
-
-/** Runs `fetcher` whenever `key` changes; the answer, its loading state and its error in one value. */
-function useLoad<T>(fetcher: () => Promise<T>, key: string): [Load<T>, (data: T) => void] {
-  const [state, setState] = useState<Load<T>>({ status: 'loading' });
-  const [attempt, setAttempt] = useState(0);
-  useEffect(() => {
-    let live = true;
-    setState({ status: 'loading' });
-    fetcher().then(
-      (data) => live && setState({ status: 'ready', data }),
-      (error: unknown) =>
-        live && setState({ status: 'error', message: error instanceof Error ? error.message : 'Something went wrong', retry: () => setAttempt((n) => n + 1) }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [key, attempt]);
-  return [state, (data: T) => setState({ status: 'ready', data })];
-}
-
-function Loading({ label }: { label: string }) {
-  return html`<p class="loading" role="status" aria-live="polite">${label}</p>`;
-}
-
-function Failure({ message, retry }: { message: string; retry?: () => void }) {
-  return html`<div class="error" role="alert">
-    <p>${message}</p>
-    ${retry ? html`<button type="button" onClick=${retry}>Try again</button>` : null}
-  </div>`;
-}
-
-function Notice({ kind, children, onClose }: { kind: 'info' | 'error'; children: ComponentChildren; onClose?: () => void }) {
-  return html`<div class=${`notice notice-${kind}`} role=${kind === 'error' ? 'alert' : 'status'}>
-    <span>${children}</span>
-    ${onClose ? html`<button type="button" class="link" aria-label="Dismiss" onClick=${onClose}>×</button>` : null}
-  </div>`;
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Session: the JWT lives in localStorage under `lp_token`.

@@ -59,6 +59,7 @@ describe('platform HTTP surface', () => {
       error: await t.rest({ method: 'GET', url: '/api/nothing-here' }),
       graphql: await t.rest({ method: 'POST', url: '/graphql', payload: { query: '{ __typename }' } }),
       page: await t.rest({ method: 'GET', url: '/browse' }),
+      console: await t.rest({ method: 'GET', url: '/console' }),
     };
     for (const [name, response] of Object.entries(answers)) {
       expect([name, response.headers['x-content-type-options'], response.headers['referrer-policy'], response.headers['x-frame-options']]).toEqual([
@@ -70,6 +71,9 @@ describe('platform HTTP surface', () => {
       expect(response.headers['strict-transport-security']).toMatch(/max-age=\d+/);
     }
     expect(answers.page.headers['content-security-policy']).toContain("default-src 'self'");
+    // The console allows no inline style at all; its WebSocket is the page's own origin.
+    expect(answers.console.headers['content-security-policy']).toContain("style-src 'self';");
+    expect(answers.console.headers['content-security-policy']).toContain("connect-src 'self'");
     expect(answers.api.headers['content-security-policy']).toBeUndefined();
   });
 
