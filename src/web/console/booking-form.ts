@@ -3,23 +3,11 @@ import { html } from '../browse/ui.js';
 import { CreateConsoleBookingDocument, PreviewNewBookingDocument, type PreviewNewBookingQuery } from '../generated/graphql.js';
 import { describeError } from './errors.js';
 import { api } from './session.js';
-import { formatRange, fromLocalInput, icalLocal, localZone, toLocalInput } from './time.js';
+import { ruleFor, type Repeat } from './series-rule.js';
+import { formatRange, fromLocalInput, toLocalInput } from './time.js';
 import { NO_CONFLICTS, type Conflicts, type Selection } from './week-grid.js';
 
-type Repeat = 'none' | 'daily' | 'weekdays' | 'weekly';
 type Preview = PreviewNewBookingQuery['previewBooking'];
-
-const RULES: Record<Exclude<Repeat, 'none'>, string> = {
-  daily: 'FREQ=DAILY',
-  weekdays: 'FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR',
-  weekly: 'FREQ=WEEKLY',
-};
-
-/** A series keeps its local wall-clock time across daylight-saving changes: its rule names this browser's zone. */
-export function ruleFor(repeat: Repeat, count: number, startsAt: Date): string | null {
-  if (repeat === 'none') return null;
-  return `DTSTART;TZID=${localZone()}:${icalLocal(startsAt)}\nRRULE:${RULES[repeat]};COUNT=${count}`;
-}
 
 /**
  * New booking: a range (from a drag on the grid, or typed here), an optional repeat, a dry run of

@@ -1,7 +1,8 @@
 import { createClient, type Client } from 'graphql-ws';
 import { ConsoleBookingEventsDocument, type ConsoleBookingEventsSubscription } from '../generated/graphql.js';
+import type { LiveEvent } from './week-events.js';
 
-export type LiveEvent = ConsoleBookingEventsSubscription['bookingEvents'];
+export type { LiveEvent } from './week-events.js';
 
 /** What the page shows about the live connection. */
 export type LiveState = 'connecting' | 'connected' | 'reconnecting' | 'offline';

@@ -3,24 +3,9 @@ import { html } from '../browse/ui.js';
 import { CancelConsoleBookingDocument, CancelConsoleOccurrenceDocument } from '../generated/graphql.js';
 import { describeError } from './errors.js';
 import { api } from './session.js';
+import { describeRule } from './series-rule.js';
 import { formatDate, formatRange } from './time.js';
 import type { WeekSlot } from './week-data.js';
-
-const FREQUENCIES: Record<string, string> = { DAILY: 'every day', WEEKLY: 'every week', MONTHLY: 'every month', YEARLY: 'every year', HOURLY: 'every hour' };
-const WEEKDAYS: Record<string, string> = { MO: 'Mon', TU: 'Tue', WE: 'Wed', TH: 'Thu', FR: 'Fri', SA: 'Sat', SU: 'Sun' };
-
-/** `every week on Mon, Fri, 10 times`; the rule itself when it says more than that. */
-export function describeRule(rrule: string): string {
-  const rule = rrule.split('\n').find((line) => !line.startsWith('DTSTART')) ?? '';
-  const parts = new Map(rule.replace(/^RRULE:/, '').split(';').map((part) => part.split('=') as [string, string]));
-  const frequency = FREQUENCIES[parts.get('FREQ') ?? ''];
-  const known = new Set(['FREQ', 'COUNT', 'BYDAY', 'INTERVAL', 'UNTIL']);
-  if (!frequency || [...parts.keys()].some((key) => !known.has(key)) || (parts.get('INTERVAL') ?? '1') !== '1') return rule;
-  const days = parts.get('BYDAY')?.split(',').map((day) => WEEKDAYS[day] ?? day).join(', ');
-  const count = parts.get('COUNT');
-  const until = parts.get('UNTIL');
-  return [frequency + (days ? ` on ${days}` : ''), count ? `${count} times` : '', until ? `until ${until.slice(0, 8)}` : ''].filter(Boolean).join(', ');
-}
 
 /** One slot's details: its time, its series, and the two ways to cancel (one occurrence, or all of it). */
 export function SlotDetails({ slot, onClose, onChanged }: { slot: WeekSlot; onClose: () => void; onChanged: (message: string) => void }) {

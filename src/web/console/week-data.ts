@@ -1,11 +1,11 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { WeekSlotsDocument, type WeekSlotsQuery } from '../generated/graphql.js';
+import { WeekSlotsDocument } from '../generated/graphql.js';
 import { describeError } from './errors.js';
-import type { LiveEvent } from './live.js';
 import { api } from './session.js';
 import { addDays } from './time.js';
+import { applyEvent, needsReload, type LiveEvent, type WeekSlot } from './week-events.js';
 
-export type WeekSlot = WeekSlotsQuery['bookedSlots'][number];
+export type { WeekSlot } from './week-events.js';
 export type WeekData = { status: 'loading' } | { status: 'error'; message: string } | { status: 'ready'; slots: WeekSlot[] };
 
 /**
@@ -45,20 +45,4 @@ export function useWeekSlots(weekStart: Date): { data: WeekData; reload: () => v
     [from],
   );
   return { data, reload, apply };
-}
-
-/** Whether an event leaves the week's slots unknown without asking the server. */
-export function needsReload(event: LiveEvent): boolean {
-  if (event.type === 'booking.created') return event.booking.rrule !== null;
-  return event.type !== 'booking.cancelled' && event.type !== 'booking.reminder';
-}
-
-/** The week's slots after an event that spells out its change (see `needsReload`). */
-export function applyEvent(slots: WeekSlot[], event: LiveEvent, weekStart: Date): WeekSlot[] {
-  const { agentId: _agentId, ...booking } = event.booking;
-  if (event.type === 'booking.cancelled') return slots.filter((slot) => slot.booking.id !== booking.id);
-  if (event.type !== 'booking.created') return slots;
-  const inWeek = new Date(booking.startsAt) < addDays(weekStart, 7) && new Date(booking.endsAt) > weekStart;
-  if (!inWeek || slots.some((slot) => slot.booking.id === booking.id)) return slots;
-  return [...slots, { startsAt: booking.startsAt, endsAt: booking.endsAt, booking }].sort((a, b) => Date.parse(a.startsAt) - Date.parse(b.startsAt));
 }
