@@ -301,6 +301,12 @@ describe('/console in headless Chromium', () => {
     await page.locator(`.slot[data-starts="${at(4, '10:30')}"]`).waitFor();
     const [moved] = await t.query<{ agent_id: string }>('select agent_id from bookings where starts_at = $1 and status = $2', [at(4, '10:30'), 'confirmed']);
     expect(moved!.agent_id).toBe(agent.id);
+
+    // The README's picture: a week with a series, single bookings, a previewed clash and live activity.
+    await drag('2031-03-05', '08:15', '09:15');
+    await page.getByTestId('booking-preview').filter({ hasText: 'Overlaps 1 booking' }).waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}/console-desktop.png` });
+    await page.getByRole('button', { name: 'Clear' }).click();
   }, 60_000);
 
   it('registers a webhook (its secret shown once), shows its deliveries, redelivers, disables and enables it', async () => {

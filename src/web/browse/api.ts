@@ -1,4 +1,4 @@
-import type { TypedDocumentString } from '../generated/graphql.js';
+import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 
 export const TOKEN_KEY = 'lp_token';
 
@@ -27,14 +27,17 @@ export function storedToken(): string | null {
 type VariablesOf<Variables> = Variables extends Record<string, never> ? [] : [Variables];
 
 /** Runs a typed operation against this server's /graphql, with the stored JWT when there is one. */
-export function request<Result, Variables>(document: TypedDocumentString<Result, Variables>, ...variables: VariablesOf<Variables>): Promise<Result> {
+export function request<Result, Variables>(document: DocumentTypeDecoration<Result, Variables>, ...variables: VariablesOf<Variables>): Promise<Result> {
   return requestAs(storedToken(), document, ...variables);
 }
 
-/** Runs a typed operation against this server's /graphql with `token` as the bearer credential (null: none). */
+/**
+ * Runs a typed operation against this server's /graphql with `token` as the bearer credential (null: none).
+ * `document` is any page's generated document string (each page has its own generated module).
+ */
 export async function requestAs<Result, Variables>(
   token: string | null,
-  document: TypedDocumentString<Result, Variables>,
+  document: DocumentTypeDecoration<Result, Variables>,
   ...[variables]: VariablesOf<Variables>
 ): Promise<Result> {
   let response: Response;

@@ -1,4 +1,4 @@
-import type { TypedDocumentString } from '../generated/graphql.js';
+import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 import { ApiError, requestAs } from '../browse/api.js';
 
 /**
@@ -30,7 +30,7 @@ export function whenTokenRejected(listener: () => void): void {
 type VariablesOf<Variables> = Variables extends Record<string, never> ? [] : [Variables];
 
 /** Runs a typed operation as the signed-in agent. */
-export async function api<Result, Variables>(document: TypedDocumentString<Result, Variables>, ...variables: VariablesOf<Variables>): Promise<Result> {
+export async function api<Result, Variables>(document: DocumentTypeDecoration<Result, Variables>, ...variables: VariablesOf<Variables>): Promise<Result> {
   try {
     return await requestAs(storedAgentToken(), document, ...variables);
   } catch (error) {

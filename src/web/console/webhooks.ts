@@ -10,7 +10,7 @@ import {
   ConsoleWebhooksDocument,
   type ConsoleDeliveryFragment,
   type ConsoleWebhookFragment,
-} from '../generated/graphql.js';
+} from '../generated/console.js';
 import { CopyField } from './copy-field.js';
 import { describeError } from './errors.js';
 import { api } from './session.js';
