@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page, WebSocket } from 'playwright-core';
 import { freePort } from '../../src/platform/db/embedded-postgres.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../factories/agents.js';
 import { createBooking, postBooking } from '../factories/bookings.js';
@@ -32,6 +32,7 @@ describe('/console in headless Chromium', () => {
   const urlsSeen: string[] = [];
   const policyViolations: string[] = [];
   const framesSent: string[] = [];
+  const sockets: WebSocket[] = [];
   /** The names of the GraphQL operations the pages sent over HTTP, in order. */
   const operationsSent: string[] = [];
 
@@ -46,6 +47,7 @@ describe('/console in headless Chromium', () => {
       if (name) operationsSent.push(name);
     });
     target.on('websocket', (socket) => {
+      if (target === page) sockets.push(socket);
       urlsSeen.push(socket.url());
       socket.on('framesent', (frame) => framesSent.push(String(frame.payload)));
     });
@@ -402,6 +404,9 @@ describe('/console in headless Chromium', () => {
     await page.getByText('You are signed out; the token was removed from this tab.').waitFor();
     expect(await page.evaluate(() => sessionStorage.getItem('console_agent_token'))).toBeNull();
     await page.getByLabel('Agent token').waitFor();
+    // The socket of this document (Playwright reports no close for one a reload tore down).
+    const current = sockets.at(-1)!;
+    await eventually(async () => (current.isClosed() ? true : undefined), 5_000);
   });
 
   it('kept the token out of every URL, broke no rule of the page’s CSP and contacted only the server', () => {

@@ -101,7 +101,7 @@ export function WeekGrid(props: {
       <span></span>
       ${days.map((day) => html`<span class=${dateKey(day) === dateKey(new Date()) ? 'today' : ''}>${formatDay(day)}</span>`)}
     </div>
-    <div class="week-body" ref=${scroller}>
+    <div class="week-body" ref=${scroller} tabindex="0" aria-label="The week's hours (scrolls)">
       <div class="week-grid">
         <div class="hours" aria-hidden="true">
           ${Array.from({ length: 23 }, (_, index) => html`<span style=${{ top: px((index + 1) * 60) }}>${String(index + 1).padStart(2, '0')}:00</span>`)}
