@@ -12,7 +12,7 @@ import type { PriceRefreshService } from '../prices/index.js';
 import type { TokenAnalyticsService } from '../token-analytics/index.js';
 import type { WebhookHealth } from '../scheduling/index.js';
 import type { MailHealth } from '../../platform/mail/mailer.js';
-import { PairPrice } from './pair-price.entity.js';
+import { PairPrice } from './entities/pair-price.entity.js';
 import { PairPriceService } from './pair-prices.service.js';
 import { StatusService } from './status.service.js';
 import { registerStatusRoutes } from './rest/status.routes.js';
