@@ -26,10 +26,11 @@ export const AVAILABILITY_LIMITS = {
   firstDefault: 50,
   firstMax: 200,
   /**
-   * Booked slots of one agent inside the window. A calendar this full (more than 160 a day over a
-   * month) would make one question scan without bound; it is a validation error naming `to`.
+   * Booked slots inside the window, of all the agents asked (the caller included). About 1,600 a
+   * day over a month: calendars this full would make one question scan without bound (some 80 ms
+   * here at the bound); more is a validation error naming `to`.
    */
-  maxSlotsPerAgent: 5_000,
+  maxBookedSlots: 50_000,
 } as const;
 
 const MINUTE_MS = 60_000;
@@ -131,11 +132,11 @@ export class AvailabilityService {
       query.durationMinutes,
       query.granularityMinutes,
       query.first + 1,
-      AVAILABILITY_LIMITS.maxSlotsPerAgent,
+      AVAILABILITY_LIMITS.maxBookedSlots,
     ]);
     if (row?.refused) throw refusedError(row.refused.length);
     if (row?.crowded) {
-      throw AppError.validation({ to: `an agent has more than ${AVAILABILITY_LIMITS.maxSlotsPerAgent} booked slots inside the window: ask for a shorter one` });
+      throw AppError.validation({ to: `the agents asked hold more than ${AVAILABILITY_LIMITS.maxBookedSlots} booked slots inside the window: ask for a shorter one` });
     }
     const starts = row?.starts ?? [];
     const duration = query.durationMinutes * MINUTE_MS;

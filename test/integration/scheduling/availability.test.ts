@@ -372,29 +372,32 @@ describe('availability across agents', () => {
       }
     });
 
-    it(`refuses a window in which one agent holds more than ${L.maxSlotsPerAgent} booked slots`, async () => {
+    it(`refuses a window in which the agents asked hold more than ${L.maxBookedSlots} booked slots`, async () => {
       const crowded = await createAgent(t, caller, 'crowded');
-      // Written in SQL: thousands of one-minute slots of one booking, each free of the others.
+      await createBooking(t, caller, FROM, plusMinutes(1));
+      // Written in SQL: tens of thousands of 20-second slots of one booking every 30 seconds, each free of the others.
       const [booking] = await t.query<{ id: string }>(
         `insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at, live_until)
-         values (gen_random_uuid(), $1, $2, $2::timestamptz + interval '1 minute', 'confirmed', null, '[]', now(), $2::timestamptz + interval '1 minute') returning id`,
+         values (gen_random_uuid(), $1, $2, $2::timestamptz + interval '20 seconds', 'confirmed', null, '[]', now(), $2::timestamptz + interval '20 seconds') returning id`,
         [crowded.id, FROM],
       );
       const id = booking!.id;
+      // With the caller's one slot, exactly the bound.
       await t.query(
         `insert into booking_slots (booking_id, agent_id, starts_at, ends_at)
-         select $1, $2, $3::timestamptz + i * interval '2 minutes', $3::timestamptz + i * interval '2 minutes' + interval '1 minute' from generate_series(0, $4 - 1) i`,
-        [id, crowded.id, FROM, L.maxSlotsPerAgent],
+         select $1, $2, $3::timestamptz + i * interval '30 seconds', $3::timestamptz + i * interval '30 seconds' + interval '20 seconds' from generate_series(0, $4 - 1) i`,
+        [id, crowded.id, FROM, L.maxBookedSlots - 1],
       );
       const window = { agentIds: [crowded.id], to: plusMinutes(L.maxWindowDays * 24 * 60) };
       expect((await gql(window)).errors).toBeUndefined();
-      await t.query(`insert into booking_slots (booking_id, agent_id, starts_at, ends_at) values ($1, $2, $3::timestamptz + interval '30 days', $3::timestamptz + interval '30 days 1 minute')`, [
+      // One more, straddling the window's end.
+      await t.query(`insert into booking_slots (booking_id, agent_id, starts_at, ends_at) values ($1, $2, $3::timestamptz - interval '1 minute', $3::timestamptz + interval '1 minute')`, [
         id,
         crowded.id,
-        FROM,
+        window.to,
       ]);
       expect(fieldsOf(await gql(window))).toEqual(['to']);
-    });
+    }, 60_000);
   });
 
   describe('proposeFirstAvailable', () => {

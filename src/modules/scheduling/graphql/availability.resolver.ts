@@ -16,7 +16,7 @@ export class AvailabilityResolver {
       'multiples of it since 1970-01-01T00:00Z), earliest first. Every free grid start is listed, so slots overlap when the duration is longer than the step. ' +
       'Busy is what the overlap constraint sees: confirmed bookings and their occurrences, not cancelled ones or removed occurrences. ' +
       `\`first\` 1 to ${L.firstMax}. An agent that does not share its free/busy with the caller, or does not exist, is \`forbidden\`; ` +
-      `one with more than ${L.maxSlotsPerAgent} booked slots in the window is a \`validation\` error naming \`to\`.`,
+      `more than ${L.maxBookedSlots} booked slots of the agents asked inside the window is a \`validation\` error naming \`to\`.`,
   })
   async availability(
     @Ctx() ctx: SchedulingContext,

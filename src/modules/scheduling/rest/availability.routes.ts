@@ -45,7 +45,7 @@ export function registerAvailabilityRoutes(app: FastifyInstance, availability: A
           'Every free grid start is listed, so slots overlap when the duration is longer than the step. Busy is what the overlap constraint ' +
           'sees: confirmed bookings and their occurrences, not cancelled bookings or removed occurrences. Pass `nextCursor` as `after` for the next page. ' +
           'An agent that does not share its free/busy with the caller, or does not exist, is 403 `forbidden` (the same answer for both); ' +
-          `more than ${L.maxSlotsPerAgent} booked slots of one agent inside the window is a 400 naming \`to\`.`,
+          `more than ${L.maxBookedSlots} booked slots of the agents asked inside the window is a 400 naming \`to\`.`,
         tags: ['availability'],
         security: SECURITY.agent,
         querystring: {
