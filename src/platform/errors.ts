@@ -52,18 +52,58 @@ export class AppError extends Error {
 
 export const isAppError = (error: unknown): error is AppError => error instanceof AppError;
 
+/**
+ * What a named PostgreSQL constraint means to a client. The database decides every such rule; each
+ * module lists its constraints once, and every transport then answers a violation the same way.
+ */
+export type ConstraintErrors = Readonly<Record<string, { readonly code: ErrorCode; readonly message: string }>>;
+
+const constraintErrors = new Map<string, ConstraintErrors[string]>();
+
+/** Adds a module's constraints; a name claimed twice with another meaning is a programming error. */
+export function registerConstraintErrors(table: ConstraintErrors): void {
+  for (const [constraint, meaning] of Object.entries(table)) {
+    const known = constraintErrors.get(constraint);
+    if (known && (known.code !== meaning.code || known.message !== meaning.message)) {
+      throw new Error(`constraint ${constraint} is already mapped to ${known.code}`);
+    }
+    constraintErrors.set(constraint, meaning);
+  }
+}
+
+/** The domain error a registered constraint violation stands for, if `error` is one. */
+export function constraintErrorOf(error: unknown): AppError | undefined {
+  const constraint = violatedConstraint(error);
+  const meaning = constraint === undefined ? undefined : constraintErrors.get(constraint);
+  return meaning && new AppError(meaning.code, meaning.message);
+}
+
+/**
+ * An unexpected failure, as each transport shows it: REST and MCP with seed 000's 500 body, GraphQL
+ * with the `INTERNAL_SERVER_ERROR` code GraphQL clients (Apollo's convention) already know. Nothing
+ * about the cause leaves; the log has it.
+ */
+export const INTERNAL_ERROR = {
+  status: 500,
+  body: { error: 'Internal Server Error' },
+  graphqlCode: 'INTERNAL_SERVER_ERROR',
+  message: 'Internal Server Error',
+} as const;
+
 /** Seconds a client is asked to wait before retrying an `unavailable` answer. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * What a transport should render for any thrown value: the AppError itself, `unavailable` when the
- * database could not answer, a `conflict` for a constraint violation no service claimed, `validation`
+ * database could not answer, the registered meaning of a constraint violation (else a `conflict`), `validation`
  * for text PostgreSQL cannot store, and
  * `undefined` for everything else (a bare 500).
  */
 export function toAppError(error: unknown): AppError | undefined {
   if (isAppError(error)) return error;
   if (isDatabaseUnavailable(error)) return new AppError('unavailable', 'the database is not answering; try again shortly');
+  const mapped = constraintErrorOf(error);
+  if (mapped) return mapped;
   if (violatedConstraint(error) !== undefined) {
     return new AppError('conflict', 'the change conflicts with existing data');
   }

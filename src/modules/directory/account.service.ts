@@ -10,7 +10,10 @@ import type { RateLimitPolicy, RateLimits } from '../../platform/http/rate-limit
 import type { Mailer } from '../../platform/mail/mailer.js';
 import { MagicLinkToken } from './entities/magic-link-token.entity.js';
 
-export const MAGIC_LINK_TTL_MS = 15 * 60 * 1000;
+export const MAGIC_LINK_TTL_MINUTES = 15;
+export const MAGIC_LINK_TTL_MS = MAGIC_LINK_TTL_MINUTES * 60 * 1000;
+/** What a person is told about a link, in the mail and in the API's answer. */
+export const MAGIC_LINK_LIFETIME = `The link works once and expires in ${MAGIC_LINK_TTL_MINUTES} minutes.`;
 
 /** Sign-in has its own budgets, apart from the directory's: per client address, and per e-mail address asked for. */
 const SIGN_IN_BY_IP: RateLimitPolicy = { name: 'sign-in-ip', points: 10, durationSeconds: 60 };
@@ -76,7 +79,7 @@ export class AccountService {
   }
 
   /**
-   * Sends a one-time link valid 15 minutes. The answer is the same whether or not the address has an
+   * Sends a one-time link valid MAGIC_LINK_TTL_MINUTES. The answer is the same whether or not the address has an
    * account, so the route cannot be used to find out who has one.
    */
   async requestMagicLink(address: string, rawEmail: string, reply?: FastifyReply): Promise<void> {
@@ -91,8 +94,8 @@ export class AccountService {
     await this.mailer.send({
       to: email,
       subject: 'Your sign-in link',
-      text: `Sign in to the tool directory:\n\n${link}\n\nThe link works once and expires in 15 minutes. If you did not ask for it, ignore this e-mail.\n`,
-      html: `<p>Sign in to the tool directory:</p><p><a href="${link}">Sign in</a></p><p>The link works once and expires in 15 minutes. If you did not ask for it, ignore this e-mail.</p>`,
+      text: `Sign in to the tool directory:\n\n${link}\n\n${MAGIC_LINK_LIFETIME} If you did not ask for it, ignore this e-mail.\n`,
+      html: `<p>Sign in to the tool directory:</p><p><a href="${link}">Sign in</a></p><p>${MAGIC_LINK_LIFETIME} If you did not ask for it, ignore this e-mail.</p>`,
     });
   }
 

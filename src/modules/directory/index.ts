@@ -9,6 +9,8 @@
  * - trending: votes of the last seven days from per-day counters, newer days weighing more.
  * - magic link: a one-time, 15-minute sign-in token sent by e-mail, redeemed for a 7-day JWT.
  */
+import { registerConstraintErrors } from '../../platform/errors.js';
+import { DIRECTORY_CONSTRAINTS } from './constraint-errors.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
 import type { JwtIssuer } from '../../platform/auth/jwt.js';
@@ -47,6 +49,7 @@ export interface DirectoryDeps {
 }
 
 export function createDirectoryModule(deps: DirectoryDeps) {
+  registerConstraintErrors(DIRECTORY_CONSTRAINTS);
   const tools = new ToolService(deps.em, deps.clock);
   const accounts = new AccountService(deps.em, deps.clock, deps.jwt, deps.mailer, deps.publicUrl, deps.rateLimits);
   const budget = new DirectoryBudget(deps.rateLimits, deps.limits);

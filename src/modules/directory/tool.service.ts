@@ -186,7 +186,6 @@ export class ToolService {
         return toToolView(Object.assign(tool, { category }));
       } catch (error) {
         const constraint = violatedConstraint(error);
-        if (constraint === 'tools_url_normalized_key') throw new AppError('conflict', 'a tool with this URL was already submitted');
         // Two tools may share a name; their slugs may not. Try the next suffix.
         if (constraint === 'tools_slug_key' && attempt < 50) continue;
         throw error;

@@ -2,10 +2,10 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Actor } from '../../platform/auth/actor.js';
-import { toAppError } from '../../platform/errors.js';
+import { INTERNAL_ERROR, toAppError } from '../../platform/errors.js';
 import type { Logger } from '../../platform/logger.js';
 import type { AvailabilityService, BookingService, ProposalService } from '../scheduling/index.js';
-import { AVAILABILITY_LIMITS, BOOKING_LIMITS, decodeSlotCursor, encodeSlotCursor, presentProposal, toBookingItem } from '../scheduling/index.js';
+import { AVAILABILITY_LIMITS, BOOKING_LIMITS, decodeSlotCursor, presentAvailabilityPage, presentProposal, SCHEDULING_LIMITS, toBookingItem } from '../scheduling/index.js';
 import type { TokenAnalyticsService, TokenReadBudget } from '../token-analytics/index.js';
 import { presentAnalytics, presentSafety } from '../token-analytics/index.js';
 
@@ -43,7 +43,7 @@ async function answer(work: () => Promise<unknown>, logger: Logger): Promise<Cal
     if (!appError) logger.error({ err: error }, 'unhandled MCP tool error');
     const body = appError
       ? { error: appError.code, message: appError.message, ...(appError.fields ? { errors: appError.fields } : {}) }
-      : { error: 'internal_error', message: 'Internal Server Error' };
+      : INTERNAL_ERROR.body;
     return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
   }
 }
@@ -105,7 +105,7 @@ export function createMcpServer(deps: McpDeps, actor: () => Promise<Actor>, addr
     'create_booking',
     {
       description: "Books [startsAt, endsAt) on the calling agent's calendar. Overlaps answer slot_taken.",
-      inputSchema: { startsAt: dateTime, endsAt: dateTime, idempotencyKey: z.string().min(1).max(255).optional() },
+      inputSchema: { startsAt: dateTime, endsAt: dateTime, idempotencyKey: z.string().min(1).max(SCHEDULING_LIMITS.idempotencyKeyMaxLength).optional() },
     },
     ({ startsAt, endsAt, idempotencyKey }) =>
       answer(async () => {
@@ -127,7 +127,7 @@ export function createMcpServer(deps: McpDeps, actor: () => Promise<Actor>, addr
     'propose_slot',
     {
       description: 'Asks another agent to hand over the slot [startsAt, endsAt); the proposal starts pending.',
-      inputSchema: { targetAgentId: z.string().min(1).max(128), startsAt: dateTime, endsAt: dateTime },
+      inputSchema: { targetAgentId: z.string().min(1).max(SCHEDULING_LIMITS.agentIdMaxLength), startsAt: dateTime, endsAt: dateTime },
     },
     ({ targetAgentId, startsAt, endsAt }) =>
       answer(async () => presentProposal(await deps.proposals.create(await actor(), { targetAgentId, startsAt: new Date(startsAt), endsAt: new Date(endsAt) })), deps.logger),
@@ -140,7 +140,7 @@ export function createMcpServer(deps: McpDeps, actor: () => Promise<Actor>, addr
         `Free slots of \`duration\` minutes common to the calling agent and up to ${L.maxOtherAgents} others inside [from, to) (at most ${L.maxWindowDays} days), ` +
         'earliest first, every free grid start listed. Agents that do not share their free/busy with the caller (or do not exist) answer forbidden.',
       inputSchema: {
-        agentIds: z.array(z.string().min(1).max(128)).max(L.maxOtherAgents).describe('the other agents; the caller is always included'),
+        agentIds: z.array(z.string().min(1).max(SCHEDULING_LIMITS.agentIdMaxLength)).max(L.maxOtherAgents).describe('the other agents; the caller is always included'),
         duration,
         from: dateTime,
         to: dateTime,
@@ -161,11 +161,7 @@ export function createMcpServer(deps: McpDeps, actor: () => Promise<Actor>, addr
           first: limit ?? L.firstDefault,
           after: after === undefined ? undefined : decodeSlotCursor(after),
         });
-        const last = page.items.at(-1);
-        return {
-          items: page.items.map((slot) => ({ startsAt: slot.startsAt.toISOString(), endsAt: slot.endsAt.toISOString() })),
-          nextCursor: page.hasNextPage && last ? encodeSlotCursor(last) : null,
-        };
+        return presentAvailabilityPage(page);
       }, deps.logger),
   );
 
@@ -175,7 +171,7 @@ export function createMcpServer(deps: McpDeps, actor: () => Promise<Actor>, addr
       description:
         'Finds the earliest free slot common to the calling agent and the target inside [from, to) and opens a pending proposal for it. ' +
         'slot_taken when a booking took it meanwhile (ask again); conflict when there is no common slot; forbidden when the target does not share its free/busy.',
-      inputSchema: { targetAgentId: z.string().min(1).max(128), duration, from: dateTime, to: dateTime, granularity },
+      inputSchema: { targetAgentId: z.string().min(1).max(SCHEDULING_LIMITS.agentIdMaxLength), duration, from: dateTime, to: dateTime, granularity },
     },
     ({ targetAgentId, duration: minutes, from, to, granularity: step }) =>
       answer(

@@ -4,18 +4,19 @@ import { notThePrincipal, type Actor, type TokenResolver } from '../../platform/
 import { generateToken, sha256Hex } from '../../platform/auth/credentials.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Notifications } from '../../platform/db/notifications.js';
-import { violatedConstraint } from '../../platform/db/pg-errors.js';
+import { SCHEDULING_CONSTRAINTS } from './constraint-errors.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import { freeFormObjectProblem } from '../../platform/free-form-object.js';
 import { Agent, FREE_BUSY_VISIBILITIES, type FreeBusyVisibility } from './entities/agent.entity.js';
 import { AGENT_BY_TOKEN_HASH, agentRecordOf, toAgentRecord, type AgentRecord } from './sql/agent.sql.js';
+import { SCHEDULING_LIMITS } from './limits.js';
 
 export type { AgentRecord } from './sql/agent.sql.js';
 
 export const AGENT_LIMITS = {
   nameMaxLength: 120,
-  idempotencyKeyMaxLength: 255,
+  idempotencyKeyMaxLength: SCHEDULING_LIMITS.idempotencyKeyMaxLength,
   /** One page of `Agent.children`. */
   childrenDefault: 50,
   childrenMax: 100,
@@ -191,15 +192,9 @@ export class AgentService {
     try {
       await this.em.flush();
     } catch (error) {
+      // A second root (`agents_single_root`) or a reused key: constraint-errors.ts says what the client hears.
       this.em.clear();
-      switch (violatedConstraint(error)) {
-        case 'agents_single_root':
-          throw bootstrapClaimed();
-        case 'agents_idempotency_key_key':
-          throw new AppError('conflict', 'idempotency_key was already used to create an agent');
-        default:
-          throw error;
-      }
+      throw error;
     }
     return { agent: agentRecordOf(agent), publicToken };
   }
@@ -211,5 +206,6 @@ export class AgentService {
 }
 
 function bootstrapClaimed(): AppError {
-  return new AppError('bootstrap_claimed', 'bootstrap is no longer available: this installation already has its first agent');
+  const { code, message } = SCHEDULING_CONSTRAINTS.agents_single_root;
+  return new AppError(code, message);
 }

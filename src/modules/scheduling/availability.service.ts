@@ -3,6 +3,7 @@ import type { Statements } from '../../platform/db/statements.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import { agentOf } from './agent.service.js';
 import { BOOKABLE_TIME, isUuid } from './input-checks.js';
+import { SCHEDULING_LIMITS } from './limits.js';
 import type { Slot } from './recurrence.js';
 import { AVAILABILITY } from './sql/availability.sql.js';
 
@@ -23,8 +24,8 @@ export const AVAILABILITY_LIMITS = {
   granularityMax: 1_440,
   granularityDefault: 15,
   /** Slots per page, as for the other lists. */
-  firstDefault: 50,
-  firstMax: 200,
+  firstDefault: SCHEDULING_LIMITS.pageDefault,
+  firstMax: SCHEDULING_LIMITS.pageMax,
   /**
    * Booked slots inside the window, of all the agents asked (the caller included). About 1,600 a
    * day over a month: calendars this full would make one question scan without bound (some 80 ms

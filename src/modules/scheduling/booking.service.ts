@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../../platform/clock.js';
-import { retryTransient, violatedConstraint } from '../../platform/db/pg-errors.js';
+import { SCHEDULING_LIMITS } from './limits.js';
+import { retryTransient } from '../../platform/db/pg-errors.js';
 import type { Statements } from '../../platform/db/statements.js';
-import { AppError, isAppError, type FieldErrors } from '../../platform/errors.js';
+import { AppError, constraintErrorOf, isAppError, type FieldErrors } from '../../platform/errors.js';
 import type { Actor } from '../../platform/auth/actor.js';
 import { agentOf, type AgentRecord } from './agent.service.js';
 import { Booking } from './entities/booking.entity.js';
@@ -26,10 +27,10 @@ import {
 } from './sql/booking.sql.js';
 
 export const BOOKING_LIMITS = {
-  agentIdMaxLength: 128,
+  agentIdMaxLength: SCHEDULING_LIMITS.agentIdMaxLength,
   rruleMaxLength: 2000,
-  listDefault: 50,
-  listMax: 200,
+  listDefault: SCHEDULING_LIMITS.pageDefault,
+  listMax: SCHEDULING_LIMITS.pageMax,
   /** Occurrences of a series are materialised (and so conflict-checked) this far ahead. */
   horizonDays: 366,
   /** A rule that yields more slots than this inside the horizon is refused. */
@@ -159,7 +160,7 @@ export class BookingService {
       this.noteNewBooking(booking, now);
       return booking;
     } catch (error) {
-      const domainError = violatedConstraint(error) === 'booking_slots_no_overlap' ? slotTaken() : error;
+      const domainError = constraintErrorOf(error) ?? error;
       if (request && isAppError(domainError) && (domainError.code === 'slot_taken' || domainError.code === 'booking_cap_reached')) {
         // The first answer to this key was a refusal; a repeat must get the same answer.
         await this.em.transactional((tx) =>
@@ -475,9 +476,6 @@ function capReached(cap: number): AppError {
   return new AppError('booking_cap_reached', `the free tier allows ${cap} live bookings (a series counts while any of its occurrences has not ended)`);
 }
 
-function slotTaken(): AppError {
-  return new AppError('slot_taken', 'the time range overlaps another booking of this agent');
-}
 
 /**
  * Serialises one agent's calendar writes. Without it, many simultaneous inserts of one slot wait on

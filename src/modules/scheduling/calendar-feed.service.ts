@@ -2,12 +2,11 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { generateToken, sha256Hex } from '../../platform/auth/credentials.js';
 import type { Clock } from '../../platform/clock.js';
-import { violatedConstraint } from '../../platform/db/pg-errors.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { AppError } from '../../platform/errors.js';
 import type { Actor } from '../../platform/auth/actor.js';
 import { AGENT_TOKEN_PREFIX, agentOf } from './agent.service.js';
-import { CalendarFeed, MAX_CALENDAR_FEEDS_PER_AGENT } from './entities/calendar-feed.entity.js';
+import { CalendarFeed } from './entities/calendar-feed.entity.js';
 import { contentLines, escapeText, localDateTime, utcDateTime, vtimezoneLines } from './icalendar.js';
 import { isUuid } from './input-checks.js';
 import { parseRule, RecurrenceError } from './recurrence.js';
@@ -84,9 +83,9 @@ export class CalendarFeedService {
     try {
       await this.em.flush();
     } catch (error) {
+      // Past `calendar_feeds_per_agent_limit` (constraint-errors.ts) the unit of work must not keep the refused feed.
       this.em.clear();
-      if (violatedConstraint(error) !== 'calendar_feeds_per_agent_limit') throw error;
-      throw new AppError('limit_exceeded', `an agent has at most ${MAX_CALENDAR_FEEDS_PER_AGENT} calendar feeds; revoke one first`);
+      throw error;
     }
     return { feed: toView(feed), token, path: calendarFeedPath(actor.id, token) };
   }

@@ -51,7 +51,8 @@ import { BookingEventBus } from './booking-events.js';
 import { NEWEST_EVENT } from './sql/booking-event.sql.js';
 import { registerProposalRoutes } from './rest/proposal.routes.js';
 import { registerWebhookRoutes } from './rest/webhook.routes.js';
-import { AppError } from '../../platform/errors.js';
+import { AppError, registerConstraintErrors } from '../../platform/errors.js';
+import { SCHEDULING_CONSTRAINTS } from './constraint-errors.js';
 import type { Notifications } from '../../platform/db/notifications.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { BackgroundLoop } from '../../platform/jobs/background-loop.js';
@@ -68,9 +69,11 @@ export { AgentService, type AgentRecord } from './agent.service.js';
 export type { BookingService } from './booking.service.js';
 export type { ProposalService } from './proposal.service.js';
 export type { AvailabilityService } from './availability.service.js';
-export { AVAILABILITY_LIMITS, encodeSlotCursor, decodeSlotCursor } from './availability.service.js';
+export { AVAILABILITY_LIMITS, decodeSlotCursor } from './availability.service.js';
+export { presentAvailabilityPage } from './availability.view.js';
 export { toBookingItem } from './booking-item.js';
 export { BOOKING_LIMITS } from './booking.service.js';
+export { SCHEDULING_LIMITS } from './limits.js';
 export { presentProposal } from './proposal.view.js';
 export type { WebhookHealth, WebhookFailureKind } from './webhook.service.js';
 
@@ -119,6 +122,7 @@ function registerBookingEventMetrics(metrics: Metrics, bus: BookingEventBus, sta
 }
 
 export function createSchedulingModule(deps: SchedulingDeps) {
+  registerConstraintErrors(SCHEDULING_CONSTRAINTS);
   const { em, clock, statements, logger } = deps;
   const bus = new BookingEventBus(deps.notifications, statements, logger);
   const agents = new AgentService(em, clock, statements, deps.notifications);

@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../../platform/clock.js';
-import { retryTransient, violatedConstraint } from '../../platform/db/pg-errors.js';
+import { retryTransient } from '../../platform/db/pg-errors.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import { committedEvents, type BookingEventBus } from './booking-events.js';
 import { fromBookingItem } from './booking-item.js';
 import type { Statements } from '../../platform/db/statements.js';
-import { ACCEPT_PROPOSAL, type AcceptProposalOutcome, type ProposalRow } from './sql/proposal.sql.js';
+import { ACCEPT_PROPOSAL, type ProposalRow } from './sql/proposal.sql.js';
 import type { Actor } from '../../platform/auth/actor.js';
 import { agentOf, type AgentRecord } from './agent.service.js';
 import type { AvailabilityService } from './availability.service.js';
@@ -14,8 +14,13 @@ import { Agent } from './entities/agent.entity.js';
 import { Proposal, type ProposalStatus } from './entities/proposal.entity.js';
 import { checkRange, isUuid } from './input-checks.js';
 import { findStoredOutcome, replay, storeOutcome, type IdempotentRequest } from './idempotency.js';
+import { SCHEDULING_LIMITS } from './limits.js';
 
-export const PROPOSAL_LIMITS = { agentIdMaxLength: 128, listDefault: 50, listMax: 200 } as const;
+export const PROPOSAL_LIMITS = {
+  agentIdMaxLength: SCHEDULING_LIMITS.agentIdMaxLength,
+  listDefault: SCHEDULING_LIMITS.pageDefault,
+  listMax: SCHEDULING_LIMITS.pageMax,
+} as const;
 
 /** Seed 000 `ProposalItem` with Date values. */
 export interface ProposalView {
@@ -242,15 +247,8 @@ export class ProposalService {
     const actor = agentOf(caller);
     if (!isUuid(proposalId)) throw proposalNotFound(proposalId);
     const now = this.clock.now();
-    let outcome: AcceptProposalOutcome;
-    try {
-      outcome = (await retryTransient(() => this.statements.one(ACCEPT_PROPOSAL, [actor.id, proposalId, now])))!.outcome;
-    } catch (error) {
-      if (violatedConstraint(error) === 'booking_slots_no_overlap') {
-        throw new AppError('slot_taken', "the slot overlaps another booking on the proposer's calendar");
-      }
-      throw error;
-    }
+    // A clash on the proposer's calendar is the exclusion constraint's `slot_taken` (constraint-errors.ts).
+    const { outcome } = (await retryTransient(() => this.statements.one(ACCEPT_PROPOSAL, [actor.id, proposalId, now])))!;
     if ('missing' in outcome) throw proposalNotFound(proposalId);
     if ('forbidden' in outcome) throw new AppError('forbidden', 'only the target agent may accept');
     if ('notPending' in outcome) throw notPending(outcome.notPending);

@@ -4,7 +4,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { request, type Dispatcher } from 'undici';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
-import { retryTransient, violatedConstraint } from '../../platform/db/pg-errors.js';
+import { retryTransient } from '../../platform/db/pg-errors.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { toIsoString } from '../../platform/iso-time.js';
 import { isUuid } from './input-checks.js';
@@ -14,17 +14,18 @@ import { HostResolutionError, HostResolver } from '../../platform/net/host-resol
 import type { Actor } from '../../platform/auth/actor.js';
 import { agentOf, type AgentRecord } from './agent.service.js';
 import { BOOKING_EVENT_TYPES, type BookingEventType } from './entities/booking-event.entity.js';
-import { MAX_WEBHOOKS_PER_AGENT, Webhook, WebhookAttempt, WebhookDelivery, type DeliveryStatus } from './entities/webhook.entity.js';
+import { Webhook, WebhookAttempt, WebhookDelivery, type DeliveryStatus } from './entities/webhook.entity.js';
 import { CLAIM_DELIVERIES, FAN_OUT_EVENTS, RECORD_ATTEMPTS, type AttemptOutcome, type ClaimedDelivery } from './sql/webhook.sql.js';
 import { WriteBatcher } from '../../platform/db/write-batcher.js';
 import type { CounterSeries } from '../../platform/metrics/families.js';
 import { RecentTotals } from '../../platform/metrics/recent-totals.js';
+import { SCHEDULING_LIMITS } from './limits.js';
 
 /** Delivery jobs queued before the dispatcher existed still run under this name. */
 export const DELIVER_WEBHOOK_TASK = 'deliver_webhook';
 
 /** One page of `webhookDeliveries`; each delivery carries at most `WEBHOOK_MAX_ATTEMPTS` attempts. */
-export const DELIVERY_LIST_LIMITS = { default: 50, max: 200 } as const;
+export const DELIVERY_LIST_LIMITS = { default: SCHEDULING_LIMITS.pageDefault, max: SCHEDULING_LIMITS.pageMax } as const;
 
 /** Attempts in flight to one endpoint per process: a slow endpoint with a backlog keeps the others' places free. */
 const IN_FLIGHT_PER_WEBHOOK = 4;
@@ -160,12 +161,8 @@ export class WebhookService {
       consecutiveFailures: 0,
       createdAt: this.clock.now(),
     });
-    try {
-      await this.em.flush();
-    } catch (error) {
-      if (violatedConstraint(error) !== 'webhooks_per_agent_limit') throw error;
-      throw new AppError('limit_exceeded', `an agent has at most ${MAX_WEBHOOKS_PER_AGENT} webhooks; delete one first`);
-    }
+    // The trigger behind `webhooks_per_agent_limit` decides the bound, races included (constraint-errors.ts).
+    await this.em.flush();
     return { ...toWebhookView(webhook), secret };
   }
 

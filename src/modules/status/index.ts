@@ -4,7 +4,6 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
-import { SECURITY } from '../../platform/http/openapi.js';
 import type { Clock } from '../../platform/clock.js';
 import type { RequestMetrics } from '../../platform/http/request-metrics.js';
 import type { Metrics } from '../../platform/metrics/metrics.js';
@@ -13,9 +12,10 @@ import type { PriceRefreshService } from '../prices/index.js';
 import type { TokenAnalyticsService } from '../token-analytics/index.js';
 import type { WebhookHealth } from '../scheduling/index.js';
 import type { MailHealth } from '../../platform/mail/mailer.js';
-import { PairPrice } from './pair-price.entity.js';
+import { PairPrice } from './entities/pair-price.entity.js';
 import { PairPriceService } from './pair-prices.service.js';
 import { StatusService } from './status.service.js';
+import { registerStatusRoutes } from './rest/status.routes.js';
 
 export const statusEntities = [PairPrice];
 
@@ -40,7 +40,6 @@ export function createStatusModule(deps: {
   const status = new StatusService(deps.em, deps.clock, deps.requests, pairPrices, deps.tokens, deps.priceSources, deps.mail, deps.webhooks, deps.version);
   return {
     status,
-    registerRoutes: (app: FastifyInstance) =>
-      app.get('/api/status', { schema: { operationId: 'getStatus', summary: 'Health, prices and usage of the gateway', tags: ['status'], security: SECURITY.public } }, async () => status.report()),
+    registerRoutes: (app: FastifyInstance) => registerStatusRoutes(app, status),
   };
 }

@@ -11,11 +11,11 @@ import { TokenReadBudget } from './token-read-budget.js';
 import type { Clock } from '../../platform/clock.js';
 import { ScreenerClient } from './screener.client.js';
 import { TokenAnalyticsService } from './token-analytics.service.js';
-import { registerTokenRoutes } from './token.routes.js';
+import { registerTokenRoutes } from './rest/token.routes.js';
 
 export { TokenAnalyticsService } from './token-analytics.service.js';
 export { TokenReadBudget } from './token-read-budget.js';
-export { presentAnalytics, presentSafety } from './token.routes.js';
+export { presentAnalytics, presentSafety } from './token.view.js';
 
 export function createTokenAnalyticsModule(deps: { screenerUrl: string; clock: Clock; rateLimits: RateLimits; readsPerMinute: number }) {
   const tokens = new TokenAnalyticsService(new ScreenerClient(deps.screenerUrl), deps.clock);

@@ -1,6 +1,6 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { toAppError } from '../errors.js';
+import { INTERNAL_ERROR, toAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 // Apollo's codes for errors in the request itself: the client's to see.
@@ -46,5 +46,5 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
     return { message: formatted.message, ...where, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } };
   }
   log.error({ err: original }, 'unhandled GraphQL error');
-  return { message: 'Internal server error', ...where, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+  return { message: INTERNAL_ERROR.message, ...where, extensions: { code: INTERNAL_ERROR.graphqlCode } };
 }

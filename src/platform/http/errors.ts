@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, toAppError, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../errors.js';
+import { AppError, INTERNAL_ERROR, toAppError, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../errors.js';
 import { fieldErrorsFrom, NUL_IN_BODY } from './validation.js';
 
 /**
@@ -90,13 +90,13 @@ export function installErrorHandlers(app: FastifyInstance): void {
     const appError = toAppError(error);
     if (appError?.code === 'unavailable') request.log.warn({ err: error }, 'database unavailable');
     if (appError) return sendAppError(request, reply, appError);
+    // Any other refusal of the request itself by Fastify or a plugin: the request was wrong.
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      const style = request.routeOptions.config?.errorStyle ?? 'standard';
-      return reply.code(error.statusCode).send(style === 'directory' ? { success: false, message: error.message } : { error: 'bad_request', message: error.message });
+      return sendAppError(request, reply, AppError.validation({ request: error.message }));
     }
     request.log.error({ err: error }, 'unhandled error');
     const style = request.routeOptions.config?.errorStyle ?? 'standard';
-    return reply.code(500).send(style === 'directory' ? { success: false, message: 'Internal Server Error' } : { error: 'Internal Server Error' });
+    return reply.code(INTERNAL_ERROR.status).send(style === 'directory' ? { success: false, message: INTERNAL_ERROR.message } : INTERNAL_ERROR.body);
   });
 
   app.setNotFoundHandler((request, reply) =>

@@ -189,7 +189,7 @@ describe('unexpected failures', () => {
 
     const gql = await t.rest({ method: 'POST', url: '/graphql', headers: { authorization: `Bearer ${root.token}` }, payload: { query: '{ me { id } }' } });
     const body = gql.json();
-    expect(body.errors).toEqual([{ message: 'Internal server error', locations: expect.any(Array), path: ['me'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
+    expect(body.errors).toEqual([{ message: 'Internal Server Error', locations: expect.any(Array), path: ['me'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
     expect(gql.body).not.toMatch(/agents|relation|stack/i);
 
     const ready = await t.rest({ method: 'GET', url: '/readyz' });

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DirectoryBudget } from '../directory-budget.js';
-import type { AccountService } from '../account.service.js';
+import { MAGIC_LINK_TTL_MINUTES, type AccountService } from '../account.service.js';
 import type { ToolService, ToolSort } from '../tool.service.js';
 import { presentCategory, presentStats, presentTool, presentToolItem } from './tool.presenter.js';
 import {
@@ -99,7 +99,7 @@ export function registerDirectoryRoutes(
   app.register(async (scope) => {
     scope.post<{ Body: { email: string } }>('/api/auth/magic-link', { schema: magicLinkRoute, config }, async (request, reply) => {
       await accounts.requestMagicLink(request.ip, request.body.email, reply);
-      return { success: true, message: 'If the address can receive e-mail, a sign-in link is on its way. It expires in 15 minutes.' };
+      return { success: true, message: `If the address can receive e-mail, a sign-in link is on its way. It expires in ${MAGIC_LINK_TTL_MINUTES} minutes.` };
     });
 
     scope.post<{ Body: { token: string } }>('/api/auth/verify', { schema: verifyRoute, config }, async (request, reply) => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Check, Entity, Index, ManyToOne, PrimaryKey, Property, Trigger, Unique } from '@mikro-orm/decorators/legacy';
 import { AGENT_CREDENTIAL_CHANGED_BODY } from '../../../../migrations/Migration20261123000000_scheduling_fast_paths.js';
+import { SCHEDULING_LIMITS } from '../limits.js';
 import { FREE_BUSY_VISIBILITIES } from '../../../../migrations/Migration20261124000000_free_busy_visibility.js';
 
 export { FREE_BUSY_VISIBILITIES } from '../../../../migrations/Migration20261124000000_free_busy_visibility.js';
@@ -43,7 +44,7 @@ export class Agent {
   @Property({ type: 'string', length: 64, unique: 'agents_token_hash_key', hidden: true })
   tokenHash!: string;
 
-  @Property({ type: 'string', length: 255, nullable: true, unique: 'agents_idempotency_key_key' })
+  @Property({ type: 'string', length: SCHEDULING_LIMITS.idempotencyKeyMaxLength, nullable: true, unique: 'agents_idempotency_key_key' })
   idempotencyKey: string | null = null;
 
   /** The agent that created this one; null only for the bootstrap agent. */

@@ -1,5 +1,6 @@
 import { Entity, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Agent } from './agent.entity.js';
+import { SCHEDULING_LIMITS } from '../limits.js';
 
 /**
  * The first outcome of a request sent with an `Idempotency-Key`, per agent and operation, so a
@@ -13,7 +14,7 @@ export class IdempotencyKey {
   @PrimaryKey({ type: 'string', length: 32 })
   operation!: string;
 
-  @PrimaryKey({ type: 'string', length: 255 })
+  @PrimaryKey({ type: 'string', length: SCHEDULING_LIMITS.idempotencyKeyMaxLength })
   key!: string;
 
   /** SHA-256 of the canonical request body. */

@@ -2,6 +2,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
 import { FREE_FORM_OBJECT_RULE } from '../../../platform/free-form-object.js';
 import type { AgentRecord } from '../sql/agent.sql.js';
+import { SCHEDULING_LIMITS } from '../limits.js';
 
 export enum FreeBusyVisibility {
   family = 'family',
@@ -85,7 +86,7 @@ export class CreateAgentInput {
   @Field(() => GraphQLJSONObject, { nullable: true, description: FREE_FORM_OBJECT_RULE })
   config?: Record<string, unknown> | null;
 
-  @Field(() => String, { nullable: true, description: '1 to 255 characters, unique per installation; a reused key answers `conflict`.' })
+  @Field(() => String, { nullable: true, description: `1 to ${SCHEDULING_LIMITS.idempotencyKeyMaxLength} characters, unique per installation; a reused key answers \`conflict\`.` })
   idempotencyKey?: string | null;
 
   @Field(() => Boolean, { nullable: true, description: 'Only `true`: claim the first agent of a new installation (no credential).' })

@@ -3,6 +3,7 @@ import { AppError } from '../../../platform/errors.js';
 import type { AgentService } from '../agent.service.js';
 import { presentCreatedAgent } from '../agent.view.js';
 import type { FreeBusyVisibility } from '../entities/agent.entity.js';
+import { presentFreeBusyVisibility } from './agent.presenter.js';
 import { createAgentRoute, freeBusyVisibilityRoute, setFreeBusyVisibilityRoute } from './agent.schemas.js';
 
 interface AgentCreateBody {
@@ -37,13 +38,11 @@ export function registerAgentRoutes(app: FastifyInstance, agents: AgentService):
     },
   );
 
-  app.get('/api/agents/me/free-busy-visibility', { schema: freeBusyVisibilityRoute }, async (request) => ({
-    visibility: agents.me(await request.actor()).freeBusyVisibility,
-  }));
+  app.get('/api/agents/me/free-busy-visibility', { schema: freeBusyVisibilityRoute }, async (request) =>
+    presentFreeBusyVisibility(agents.me(await request.actor())),
+  );
 
-  app.put<{ Body: { visibility: FreeBusyVisibility } }>(
-    '/api/agents/me/free-busy-visibility',
-    { schema: setFreeBusyVisibilityRoute },
-    async (request) => ({ visibility: (await agents.setFreeBusyVisibility(await request.actor(), request.body.visibility)).freeBusyVisibility }),
+  app.put<{ Body: { visibility: FreeBusyVisibility } }>('/api/agents/me/free-busy-visibility', { schema: setFreeBusyVisibilityRoute }, async (request) =>
+    presentFreeBusyVisibility(await agents.setFreeBusyVisibility(await request.actor(), request.body.visibility)),
   );
 }

@@ -1,6 +1,7 @@
 import { SECURITY } from '../../../platform/http/openapi.js';
 import { BOOKING_LIMITS } from '../booking.service.js';
 import { errorResponses } from './common.schemas.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../limits.js';
 
 const dateTime = { type: 'string', format: 'date-time' } as const;
 
@@ -39,7 +40,7 @@ const idParams = { type: 'object', required: ['id'], properties: { id: { type: '
 
 const idempotencyHeader = {
   type: 'object',
-  properties: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: 255 } },
+  properties: { 'idempotency-key': IDEMPOTENCY_KEY_HEADER },
 } as const;
 
 export const createBookingRoute = {

@@ -3,6 +3,7 @@ import { PROPOSAL_STATUSES } from '../entities/proposal.entity.js';
 import { AVAILABILITY_LIMITS as L } from '../availability.service.js';
 import { PROPOSAL_LIMITS } from '../proposal.service.js';
 import { errorResponses } from './common.schemas.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../limits.js';
 
 const dateTime = { type: 'string', format: 'date-time' } as const;
 
@@ -39,7 +40,7 @@ export const createProposalRoute = {
   summary: 'Ask another agent to transfer a slot',
   tags: ['scheduling'],
   security: SECURITY.agent,
-  headers: { type: 'object', properties: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: 255 } } },
+  headers: { type: 'object', properties: { 'idempotency-key': IDEMPOTENCY_KEY_HEADER } },
   body: proposalCreateBody,
   response: { 201: proposalItem, ...errorResponses(400, 401, 409) },
 } as const;
@@ -102,7 +103,7 @@ export const proposeFirstAvailableRoute = {
     'window holds no common free slot.',
   tags: ['scheduling'],
   security: SECURITY.agent,
-  headers: { type: 'object', properties: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: 255 } } },
+  headers: { type: 'object', properties: { 'idempotency-key': IDEMPOTENCY_KEY_HEADER } },
   body: proposeFirstAvailableBody,
   response: { 201: proposalItem, ...errorResponses(400, 401, 403, 409) },
 } as const;

@@ -1,0 +1,15 @@
+import type { ConstraintErrors } from '../../platform/errors.js';
+import { MAX_CALENDAR_FEEDS_PER_AGENT } from './entities/calendar-feed.entity.js';
+import { MAX_WEBHOOKS_PER_AGENT } from './entities/webhook.entity.js';
+
+/** The scheduling rules PostgreSQL holds, by constraint name (migrations/), and what a client is told. */
+export const SCHEDULING_CONSTRAINTS = {
+  booking_slots_no_overlap: { code: 'slot_taken', message: 'the time range overlaps another confirmed booking on that calendar' },
+  agents_single_root: { code: 'bootstrap_claimed', message: 'bootstrap is no longer available: this installation already has its first agent' },
+  agents_idempotency_key_key: { code: 'conflict', message: 'idempotency_key was already used to create an agent' },
+  webhooks_per_agent_limit: { code: 'limit_exceeded', message: `an agent has at most ${MAX_WEBHOOKS_PER_AGENT} webhooks; delete one first` },
+  calendar_feeds_per_agent_limit: {
+    code: 'limit_exceeded',
+    message: `an agent has at most ${MAX_CALENDAR_FEEDS_PER_AGENT} calendar feeds; revoke one first`,
+  },
+} as const satisfies ConstraintErrors;
