@@ -13,6 +13,8 @@ import { Migration20261123040000_booking_cap_live_series } from './Migration2026
 import { Migration20261123050000_webhook_claim_index_order } from './Migration20261123050000_webhook_claim_index_order.js';
 import { Migration20261123060000_webhook_fanout } from './Migration20261123060000_webhook_fanout.js';
 import { Migration20261123070000_calendar_feeds } from './Migration20261123070000_calendar_feeds.js';
+import { Migration20261124000000_free_busy_visibility } from './Migration20261124000000_free_busy_visibility.js';
+import { Migration20261124010000_booking_slots_agent_ends } from './Migration20261124010000_booking_slots_agent_ends.js';
 
 /**
  * Every migration, oldest first. Migrations are forward-only SQL read by a human before merge; the
@@ -34,4 +36,6 @@ export const migrations = [
   { name: 'Migration20261123050000_webhook_claim_index_order', class: Migration20261123050000_webhook_claim_index_order },
   { name: 'Migration20261123060000_webhook_fanout', class: Migration20261123060000_webhook_fanout },
   { name: 'Migration20261123070000_calendar_feeds', class: Migration20261123070000_calendar_feeds },
+  { name: 'Migration20261124000000_free_busy_visibility', class: Migration20261124000000_free_busy_visibility },
+  { name: 'Migration20261124010000_booking_slots_agent_ends', class: Migration20261124010000_booking_slots_agent_ends },
 ];

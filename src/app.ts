@@ -177,6 +177,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger,
     bookings: scheduling.bookings,
     proposals: scheduling.proposals,
+    availability: scheduling.availability,
     tokens: tokenAnalytics.tokens,
     tokenReads: tokenAnalytics.budget,
     version: APP_VERSION,

@@ -3,6 +3,8 @@
  *
  * It serves seed 000's `POST /api/bookings` and `GET /api/bookings` with plain Fastify, one `pg` pool
  * and named prepared statements, and nothing else: no ORM, no events, no webhooks, no job queue.
+ * `GET /api/availability` runs the gateway's own named statement (imported, so the two cannot drift)
+ * with the same grid alignment, cursor and answers: the ratio measures everything around the SQL.
  * It must stay semantically equal to the gateway's REST layer (src/modules/scheduling/rest/booking.*,
  * booking.service.ts): the same credential lookup on every request (sha256 of the token, no cache),
  * the same 401/403/409/429 answers, the same transaction (agent row lock, cap count, insert of the
@@ -16,6 +18,7 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyError, type FastifyRequest } from 'fastify';
 import pg from 'pg';
+import { AVAILABILITY } from '../../src/modules/scheduling/sql/availability.sql.js';
 
 const CAP = Number(process.env.BOOKING_CAP ?? 500);
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
@@ -165,6 +168,69 @@ app.get<{ Querystring: { limit: number; from?: string; to?: string } }>('/api/bo
   // An open end is ±infinity, so one statement serves every window.
   const { rows } = await pool.query({ ...SQL.list, values: [actor, to ?? 'infinity', from ?? '-infinity', request.query.limit] });
   return { items: rows };
+});
+
+// ---- GET /api/availability: the same statement as the gateway's, the same limits and answers.
+const AVAILABILITY_LIMITS = { maxOtherAgents: 20, maxWindowDays: 31, maxBookedSlots: 50_000 } as const;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const encodeCursor = (start: Date) => Buffer.from(`slot:${start.toISOString()}`).toString('base64url');
+function decodeCursor(cursor: string): Date {
+  const text = Buffer.from(cursor, 'base64url').toString();
+  const at = text.startsWith('slot:') ? new Date(text.slice(5)) : new Date(Number.NaN);
+  if (Number.isNaN(at.getTime())) throw badRequest('after', 'is not a cursor from this list');
+  return at;
+}
+const refused = (count: number) =>
+  new HttpError(403, 'forbidden', `not allowed to see the free/busy of ${count === 1 ? 'an agent' : `${count} of the agents`} asked for: not shared with you, or no such agent`);
+
+app.get<{ Querystring: { agents?: string; duration: number; from: string; to: string; granularity: number; limit: number; after?: string } }>('/api/availability', {
+  schema: {
+    querystring: {
+      type: 'object', additionalProperties: false, required: ['duration', 'from', 'to'],
+      properties: {
+        agents: { type: 'string', maxLength: 2600 }, duration: { type: 'integer', minimum: 5, maximum: 1440 }, from: dateTime, to: dateTime,
+        granularity: { type: 'integer', minimum: 5, maximum: 1440, default: 15 }, limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+        after: { type: 'string', minLength: 1, maxLength: 100 },
+      },
+    },
+    response: {
+      200: {
+        type: 'object',
+        properties: {
+          items: { type: 'array', items: { type: 'object', properties: { startsAt: dateTime, endsAt: dateTime } } },
+          nextCursor: { type: ['string', 'null'] },
+        },
+      },
+    },
+  },
+}, async (request) => {
+  const actor = await authenticate(request);
+  const { agents, duration, granularity, limit, after } = request.query;
+  const ids = (agents ?? '').split(',').map((id) => id.trim()).filter(Boolean);
+  if (ids.length > AVAILABILITY_LIMITS.maxOtherAgents) throw badRequest('agents', `must name at most ${AVAILABILITY_LIMITS.maxOtherAgents} agents besides the caller`);
+  const from = new Date(request.query.from);
+  const to = new Date(request.query.to);
+  if (Number.isNaN(from.getTime())) throw badRequest('from', 'must be an RFC 3339 date-time with a time-zone offset');
+  if (Number.isNaN(to.getTime())) throw badRequest('to', 'must be an RFC 3339 date-time with a time-zone offset');
+  if (to <= from) throw badRequest('to', 'must be after from');
+  if (to.getTime() - from.getTime() > AVAILABILITY_LIMITS.maxWindowDays * 86_400_000) throw badRequest('to', `must be at most ${AVAILABILITY_LIMITS.maxWindowDays} days after from`);
+  const others = [...new Set(ids.map((id) => id.toLowerCase()))].filter((id) => id !== actor);
+  const malformed = others.filter((id) => !UUID.test(id)).length;
+  if (malformed) throw refused(malformed);
+  const step = granularity * 60_000;
+  const earliest = Math.max(from.getTime(), after === undefined ? Number.NEGATIVE_INFINITY : decodeCursor(after).getTime() + 1);
+  const gridStart = new Date(Math.ceil(earliest / step) * step);
+  const { rows } = await pool.query<{ refused: string[] | null; crowded: boolean | null; starts: Date[] | null }>({
+    name: AVAILABILITY.name,
+    text: AVAILABILITY.text,
+    values: [actor, others, gridStart, new Date(Math.max(to.getTime(), gridStart.getTime())), duration, granularity, limit + 1, AVAILABILITY_LIMITS.maxBookedSlots],
+  });
+  const row = rows[0]!;
+  if (row.refused) throw refused(row.refused.length);
+  if (row.crowded) throw badRequest('to', `the agents asked hold more than ${AVAILABILITY_LIMITS.maxBookedSlots} booked slots inside the window: ask for a shorter one`);
+  const starts = row.starts ?? [];
+  const items = starts.slice(0, limit).map((start) => ({ startsAt: start, endsAt: new Date(start.getTime() + duration * 60_000) }));
+  return { items, nextCursor: starts.length > limit ? encodeCursor(items.at(-1)!.startsAt) : null };
 });
 
 await app.listen({ port: Number(process.env.PORT ?? 3001), host: process.env.HOST ?? '127.0.0.1' });

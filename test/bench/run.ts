@@ -11,9 +11,12 @@
  *   S5  S1 with 10 webhooks per agent and 200 graphql-ws subscribers (gateway only; against its S1)
  *   S6  1,000 subscribers of one agent, 200 sequential creates: event createdAt → receipt latency
  *   S7  one-month list latency, sequential: an agent with 1 booking vs one with 100,000 past bookings
+ *   S8  GET /api/availability: 10 agents with 500 bookings each in a 30-day window, each asking about the
+ *       other nine over that window (30-minute slots on a 15-minute grid, limit 50); the reference runs
+ *       the same named statement over node-postgres
  *
  * Environment: BENCH_ROUNDS (3), BENCH_SECONDS (10 per timed run), BENCH_CONNECTIONS (16),
- * BENCH_SCENARIOS (S1,…,S7: a subset), BENCH_SMOKE=1 (1 round of 2 s, 100 agents, fewer subscribers),
+ * BENCH_SCENARIOS (S1,…,S8: a subset), BENCH_SMOKE=1 (1 round of 2 s, 100 agents, fewer subscribers),
  * BENCH_S6_SOCKETS (100: WebSocket connections the 1,000 S6 subscriptions share; 1000 = one each),
  * DATABASE_URL (an existing database instead of the embedded one; the bench adds its own agents),
  * BENCH_SQL_STATS=1 (embedded database only: pg_stat_statements on; the statements that took the most
@@ -69,7 +72,7 @@ const S7_REQUESTS = SMOKE ? 100 : 500;
 /** Each S7 series stops early after this long (the history agent can be slow). */
 const S7_MAX_SECONDS = SMOKE ? 3 : 8;
 
-const ALL_SCENARIOS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7'] as const;
+const ALL_SCENARIOS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8'] as const;
 type ScenarioId = (typeof ALL_SCENARIOS)[number];
 const SELECTED = new Set(
   (process.env.BENCH_SCENARIOS || ALL_SCENARIOS.join(','))
@@ -91,6 +94,12 @@ const LIST_TO = '2030-07-01T00:00:00.000Z';
 /** The S7 window (one month) and the history before it. */
 const HISTORY_FROM = '2030-06-01T00:00:00.000Z';
 const HISTORY_TO = '2030-07-01T00:00:00.000Z';
+
+/** S8: ten agents, 500 bookings of 15 minutes each inside one 30-day window (one every 86.4 minutes, a few minutes either way). */
+const S8_AGENTS = 10;
+const S8_BOOKINGS_PER_AGENT = 500;
+const S8_FROM = '2160-03-01T00:00:00.000Z';
+const S8_TO = '2160-03-31T00:00:00.000Z';
 
 // Years no two timed runs share: the gateway and the reference never book the same calendar minute.
 const s1Year = (round: number, target: TargetName) => 2031 + 2 * round + (target === 'gateway' ? 0 : 1);
@@ -254,6 +263,8 @@ interface Seeded {
   flat: Agent;
   /** S7: S7_HISTORY past bookings, plus three in the window. */
   history: Agent;
+  /** S8: agents whose free/busy anyone may ask for, with S8_BOOKINGS_PER_AGENT bookings in the S8 window. */
+  availability: Agent[];
 }
 
 const newToken = () => `agt_${randomBytes(32).toString('base64url')}`;
@@ -319,11 +330,32 @@ async function seed(db: pg.Pool): Promise<Seeded> {
       ),
     );
   }
+  let availability: Agent[] = [];
+  if (runs('S8')) {
+    availability = await insertAgents(db, S8_AGENTS, rootId, 'bench-s8-');
+    await db.query(`update agents set free_busy_visibility = 'anyone' where id = any($1::uuid[])`, [availability.map((agent) => agent.id)]);
+    // Spread evenly, each start moved by 0 to 65 minutes (a hash of agent and index, so every run seeds the same calendars).
+    work.push(
+      db.query(
+        withSlots(`insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at, live_until)
+         select gen_random_uuid(), a.id, s.at, s.at + interval '15 minutes', 'confirmed', null, '[]', now(), s.at + interval '15 minutes'
+           from unnest($1::uuid[]) with ordinality as a(id, n)
+          cross join lateral (
+            select date_bin('5 minutes', $2::timestamptz + i * ($3::timestamptz - $2::timestamptz) / $4
+                                         + (abs(hashtext(a.n || ':' || i)) % 14) * interval '5 minutes', timestamptz '2000-01-01') as at
+              from generate_series(0, $4 - 1) i
+          ) s`),
+        [availability.map((agent) => agent.id), S8_FROM, S8_TO, S8_BOOKINGS_PER_AGENT],
+      ),
+    );
+  }
   await Promise.all(work);
   await db.query('analyze agents, bookings, booking_slots');
+  // Availability reads slots index-only; autovacuum would mark the freshly written pages all-visible within a minute.
+  if (runs('S8')) await db.query('vacuum booking_slots');
   const count = await db.query<{ n: string }>('select count(*) as n from bookings where agent_id = any($1::uuid[])', [[...agents, flat, history].map((agent) => agent.id)]);
   note(`seeded ${agents.length + 2} agents and ${count.rows[0]!.n} bookings (+ slots) with SQL in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return { agents, flat, history };
+  return { agents, flat, history, availability };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -348,6 +380,54 @@ function checkAllCreated(scenario: string, target: TargetName, run: LoadRun): vo
   if (created !== run.requests || run.errors) {
     problems.push(`${scenario} ${target} round ${run.round + 1}: ${created} of ${run.requests} answered 201 (statuses ${JSON.stringify(run.statuses)}, ${run.errors} errors)`);
   }
+}
+
+/** S8: the n-th request asks as the next agent, about the other nine. */
+function availabilityPath(agents: Agent[], n: number): { caller: Agent; path: string } {
+  const caller = agents[n % agents.length]!;
+  const others = agents.filter((agent) => agent !== caller).map((agent) => agent.id);
+  const query = new URLSearchParams({ agents: others.join(','), duration: '30', from: S8_FROM, to: S8_TO, granularity: '15', limit: '50' });
+  return { caller, path: `/api/availability?${query.toString()}` };
+}
+
+function availabilityRequests(agents: Agent[]) {
+  return (n: number): HttpRequestSpec => {
+    const { caller, path } = availabilityPath(agents, n);
+    return { method: 'GET', path, headers: bearer(caller) };
+  };
+}
+
+/** Both targets answer S8 with 200 and the same JSON, for every caller. */
+async function assertSameAvailability(targets: Target[], agents: Agent[]): Promise<number> {
+  let slots = 0;
+  for (let n = 0; n < agents.length; n++) {
+    const { caller, path } = availabilityPath(agents, n);
+    const bodies: unknown[] = [];
+    for (const target of targets) {
+      const response = await fetch(`${target.base}${path}`, { headers: bearer(caller) });
+      const body = (await response.json()) as { items?: unknown[] };
+      if (response.status !== 200 || !Array.isArray(body.items)) throw new Error(`S8 ${target.name}: expected 200 with items, got ${response.status} ${JSON.stringify(body).slice(0, 200)}`);
+      bodies.push(body);
+      slots = body.items.length;
+    }
+    if (bodies.length === 2 && !isDeepStrictEqual(bodies[0], bodies[1])) problems.push(`S8: the gateway and the reference answer different JSON for caller ${n}`);
+  }
+  return slots;
+}
+
+/** S8 unloaded: sequential requests on one connection, callers in turn; latency per request in ms. */
+async function sequentialAvailability(target: Target, agents: Agent[]): Promise<{ p50: number; p99: number; requests: number }> {
+  const latencies: number[] = [];
+  const deadline = performance.now() + S7_MAX_SECONDS * 1000;
+  for (let i = 0; i < S7_REQUESTS + 10 && performance.now() < deadline; i++) {
+    const { caller, path } = availabilityPath(agents, i);
+    const started = performance.now();
+    const response = await fetch(`${target.base}${path}`, { headers: bearer(caller) });
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`S8 sequential ${target.name}: ${response.status}`);
+    if (i >= 10) latencies.push(performance.now() - started); // ten warm-up requests
+  }
+  return { p50: round2(percentile(latencies, 50)), p99: round2(percentile(latencies, 99)), requests: latencies.length };
 }
 
 const LIST_PATH = `/api/bookings?from=${encodeURIComponent(LIST_FROM)}&to=${encodeURIComponent(LIST_TO)}&limit=50`;
@@ -661,7 +741,7 @@ async function main(): Promise<void> {
   note(`gateway ${gateway.base}, reference ${reference.base}, PostgreSQL ${database ? 'embedded (fsync off)' : 'from DATABASE_URL'}`);
 
   db = new pg.Pool({ connectionString: databaseUrl, max: 4 });
-  const { agents, flat, history } = await seed(db);
+  const { agents, flat, history, availability } = await seed(db);
   await checkSameSemantics(targets, agents);
   if (SQL_STATS) await db.query('create extension if not exists pg_stat_statements');
 
@@ -796,6 +876,58 @@ async function main(): Promise<void> {
       `${gw.flat.p50} → ${gw.history.p50} ms`,
       `${ref.flat.p50} → ${ref.history.p50} ms`,
       `${range(ratioHistory, 2)} (latency, history)`,
+    ]);
+  }
+
+  // ---- S8 (before S6/S5, like S7)
+  if (runs('S8')) {
+    const slots = await assertSameAvailability(targets, availability);
+    note(`S8: ${availability.length} agents, ${S8_BOOKINGS_PER_AGENT} bookings each in ${S8_FROM.slice(0, 10)} – ${S8_TO.slice(0, 10)}; a request answers ${slots} slots`);
+    for (const target of targets) await load(target, -1, availabilityRequests(availability), WARM_UP_SECONDS);
+    const s8 = new Map<TargetName, LoadRun[]>([['gateway', []], ['reference', []]]);
+    for (let round = 0; round < ROUNDS; round++) {
+      const results = await alternate(round, targets, (target) => load(target, round, availabilityRequests(availability)));
+      for (const [name, run] of results) {
+        s8.get(name)!.push(run);
+        if (run.non2xx || run.errors) problems.push(`S8 ${name} round ${round + 1}: ${run.non2xx} non-2xx, ${run.errors} errors`);
+        note(`S8 round ${round + 1} ${name}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms`);
+      }
+    }
+    // Latency of one request at a time (under load, p50 is mostly waiting for the two cores).
+    const sequential = new Map<TargetName, { p50: number; p99: number; requests: number }[]>([['gateway', []], ['reference', []]]);
+    for (let round = 0; round < ROUNDS; round++) {
+      const results = await alternate(round, targets, (target) => sequentialAvailability(target, availability));
+      for (const [name, result] of results) {
+        sequential.get(name)!.push(result);
+        note(`S8 round ${round + 1} ${name}, sequential: p50 ${result.p50} ms, p99 ${result.p99} ms (${result.requests} requests)`);
+      }
+    }
+    const unloaded = (name: TargetName) => ({
+      p50: round2(median(sequential.get(name)!.map((r) => r.p50))),
+      p99: round2(median(sequential.get(name)!.map((r) => r.p99))),
+    });
+    const gw = summariseRuns(s8.get('gateway')!);
+    const ref = summariseRuns(s8.get('reference')!);
+    const ratio = ratios(s8.get('gateway')!.map((run) => run.rps), s8.get('reference')!.map((run) => run.rps));
+    report.S8 = {
+      agents: availability.length,
+      bookingsPerAgent: S8_BOOKINGS_PER_AGENT,
+      slotsPerAnswer: slots,
+      gateway: gw,
+      reference: ref,
+      ratio,
+      sequential: { gateway: unloaded('gateway'), reference: unloaded('reference') },
+      runs: Object.fromEntries(s8),
+    };
+    console.log(`\n### S8 GET /api/availability (${availability.length} agents × ${S8_BOOKINGS_PER_AGENT} bookings in 30 days, each asking about the other ${availability.length - 1})\n`);
+    console.log(markdownTable(LOAD_HEADER, [loadRow('gateway', gw), loadRow('reference', ref)]));
+    console.log(`\nsequential (one connection): gateway p50 ${unloaded('gateway').p50} ms, p99 ${unloaded('gateway').p99} ms; reference p50 ${unloaded('reference').p50} ms, p99 ${unloaded('reference').p99} ms`);
+    console.log(`\ngateway/reference req/s: ${range(ratio, 2)}`);
+    compact.push([
+      `S8 availability (${availability.length} agents × ${S8_BOOKINGS_PER_AGENT})`,
+      `${range(gw.rps)} req/s, p50 ${gw.p50}, p99 ${gw.p99} ms; alone p50 ${unloaded('gateway').p50} ms`,
+      `${range(ref.rps)} req/s, p50 ${ref.p50}, p99 ${ref.p99} ms; alone p50 ${unloaded('reference').p50} ms`,
+      range(ratio, 2),
     ]);
   }
 

@@ -4,8 +4,8 @@ import { z } from 'zod';
 import type { Actor } from '../../platform/auth/actor.js';
 import { INTERNAL_ERROR, toAppError } from '../../platform/errors.js';
 import type { Logger } from '../../platform/logger.js';
-import type { BookingService, ProposalService } from '../scheduling/index.js';
-import { BOOKING_LIMITS, presentProposal, SCHEDULING_LIMITS, toBookingItem } from '../scheduling/index.js';
+import type { AvailabilityService, BookingService, ProposalService } from '../scheduling/index.js';
+import { AVAILABILITY_LIMITS, BOOKING_LIMITS, decodeSlotCursor, presentAvailabilityPage, presentProposal, SCHEDULING_LIMITS, toBookingItem } from '../scheduling/index.js';
 import type { TokenAnalyticsService, TokenReadBudget } from '../token-analytics/index.js';
 import { presentAnalytics, presentSafety } from '../token-analytics/index.js';
 
@@ -13,12 +13,22 @@ export interface McpDeps {
   logger: Logger;
   bookings: BookingService;
   proposals: ProposalService;
+  availability: AvailabilityService;
   tokens: TokenAnalyticsService;
   tokenReads: TokenReadBudget;
   version: string;
 }
 
 const dateTime = z.string().datetime({ offset: true }).describe('RFC 3339 date-time with an offset');
+const L = AVAILABILITY_LIMITS;
+const duration = z.number().int().min(L.durationMin).max(L.durationMax).describe(`slot length in minutes, ${L.durationMin} to ${L.durationMax}`);
+const granularity = z
+  .number()
+  .int()
+  .min(L.granularityMin)
+  .max(L.granularityMax)
+  .optional()
+  .describe(`minutes between candidate starts (multiples since 1970-01-01T00:00Z), ${L.granularityMin} to ${L.granularityMax}; default ${L.granularityDefault}`);
 
 /**
  * Tools answer with the same data as the REST routes. A domain error becomes an error result whose
@@ -121,6 +131,62 @@ export function createMcpServer(deps: McpDeps, actor: () => Promise<Actor>, addr
     },
     ({ targetAgentId, startsAt, endsAt }) =>
       answer(async () => presentProposal(await deps.proposals.create(await actor(), { targetAgentId, startsAt: new Date(startsAt), endsAt: new Date(endsAt) })), deps.logger),
+  );
+
+  server.registerTool(
+    'availability',
+    {
+      description:
+        `Free slots of \`duration\` minutes common to the calling agent and up to ${L.maxOtherAgents} others inside [from, to) (at most ${L.maxWindowDays} days), ` +
+        'earliest first, every free grid start listed. Agents that do not share their free/busy with the caller (or do not exist) answer forbidden.',
+      inputSchema: {
+        agentIds: z.array(z.string().min(1).max(SCHEDULING_LIMITS.agentIdMaxLength)).max(L.maxOtherAgents).describe('the other agents; the caller is always included'),
+        duration,
+        from: dateTime,
+        to: dateTime,
+        granularity,
+        limit: z.number().int().min(1).max(L.firstMax).optional().describe(`1 to ${L.firstMax}; default ${L.firstDefault}`),
+        after: z.string().min(1).max(100).optional().describe('nextCursor of the previous page'),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    ({ agentIds, duration: minutes, from, to, granularity: step, limit, after }) =>
+      answer(async () => {
+        const page = await deps.availability.find(await actor(), {
+          agentIds,
+          durationMinutes: minutes,
+          from: new Date(from),
+          to: new Date(to),
+          granularityMinutes: step ?? L.granularityDefault,
+          first: limit ?? L.firstDefault,
+          after: after === undefined ? undefined : decodeSlotCursor(after),
+        });
+        return presentAvailabilityPage(page);
+      }, deps.logger),
+  );
+
+  server.registerTool(
+    'propose_first_available',
+    {
+      description:
+        'Finds the earliest free slot common to the calling agent and the target inside [from, to) and opens a pending proposal for it. ' +
+        'slot_taken when a booking took it meanwhile (ask again); conflict when there is no common slot; forbidden when the target does not share its free/busy.',
+      inputSchema: { targetAgentId: z.string().min(1).max(SCHEDULING_LIMITS.agentIdMaxLength), duration, from: dateTime, to: dateTime, granularity },
+    },
+    ({ targetAgentId, duration: minutes, from, to, granularity: step }) =>
+      answer(
+        async () =>
+          presentProposal(
+            await deps.proposals.proposeFirstAvailable(await actor(), {
+              targetAgentId,
+              durationMinutes: minutes,
+              from: new Date(from),
+              to: new Date(to),
+              granularityMinutes: step ?? L.granularityDefault,
+            }),
+          ),
+        deps.logger,
+      ),
   );
 
   server.registerTool(

@@ -8,7 +8,7 @@ import { SCHEDULING_CONSTRAINTS } from './constraint-errors.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import { freeFormObjectProblem } from '../../platform/free-form-object.js';
-import { Agent } from './entities/agent.entity.js';
+import { Agent, FREE_BUSY_VISIBILITIES, type FreeBusyVisibility } from './entities/agent.entity.js';
 import { AGENT_BY_TOKEN_HASH, agentRecordOf, toAgentRecord, type AgentRecord } from './sql/agent.sql.js';
 import { SCHEDULING_LIMITS } from './limits.js';
 
@@ -140,6 +140,29 @@ export class AgentService {
   }
 
   /**
+   * The caller's own free/busy visibility: who may ask `availability` and `proposeFirstAvailable`
+   * about its calendar. Returns the agent as it now is.
+   */
+  async setFreeBusyVisibility(caller: Actor, visibility: FreeBusyVisibility): Promise<AgentRecord> {
+    const actor = agentOf(caller);
+    if (!(FREE_BUSY_VISIBILITIES as readonly string[]).includes(visibility)) {
+      throw AppError.validation({ visibility: `must be one of ${FREE_BUSY_VISIBILITIES.join(', ')}` });
+    }
+    await this.em.nativeUpdate(Agent, { id: actor.id }, { freeBusyVisibility: visibility });
+    // The row's trigger tells every process to forget the cached credential; this process forgets it
+    // now, so that the caller's next request already reads the new setting.
+    this.forgetCredentialsOf(actor.id);
+    return Object.freeze({ ...actor, freeBusyVisibility: visibility });
+  }
+
+  private forgetCredentialsOf(agentId: string): void {
+    this.invalidations++;
+    for (const [tokenHash, agent] of this.credentials.entries()) {
+      if (agent.id === agentId) this.credentials.delete(tokenHash);
+    }
+  }
+
+  /**
    * Creates an agent. With `bootstrap: true` and no credential it claims the first agent of a new
    * installation; afterwards bootstrap answers `bootstrap_claimed` whatever credential is sent.
    * Without bootstrap the caller must authenticate and becomes the new agent's parent.
@@ -164,6 +187,7 @@ export class AgentService {
       idempotencyKey: input.idempotencyKey ?? null,
       parent: parent?.id ?? null,
       createdAt: this.clock.now(),
+      freeBusyVisibility: 'family',
     });
     try {
       await this.em.flush();

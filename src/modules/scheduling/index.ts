@@ -16,6 +16,9 @@
  *   outbox) in the transaction of the change; its id is the cursor of subscriptions and webhooks.
  * - delivery: one event on its way to one webhook endpoint, with its attempts.
  * - calendar feed: a read-only iCalendar URL of an agent's bookings with its own token (`cal_…`, stored as SHA-256).
+ * - free/busy: which times of a calendar are taken (its slots), without what takes them.
+ * - free/busy visibility: who may ask for an agent's free/busy (`family`: itself, its parent, its children; `anyone`; `nobody`: itself).
+ * - availability: the free slots common to several agents' calendars, of a duration, on a grid of starts.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
@@ -30,6 +33,9 @@ import { Proposal } from './entities/proposal.entity.js';
 import { Webhook, WebhookAttempt, WebhookDelivery } from './entities/webhook.entity.js';
 import { CalendarFeed } from './entities/calendar-feed.entity.js';
 import { CalendarFeedService } from './calendar-feed.service.js';
+import { AvailabilityService } from './availability.service.js';
+import { AvailabilityResolver } from './graphql/availability.resolver.js';
+import { registerAvailabilityRoutes } from './rest/availability.routes.js';
 import { CalendarFeedResolver } from './graphql/calendar-feed.resolver.js';
 import { registerCalendarFeedRoutes } from './rest/calendar-feed.routes.js';
 import { AgentResolver } from './graphql/agent.resolver.js';
@@ -62,6 +68,9 @@ export type { SchedulingContext } from './graphql/context.js';
 export { AgentService, type AgentRecord } from './agent.service.js';
 export type { BookingService } from './booking.service.js';
 export type { ProposalService } from './proposal.service.js';
+export type { AvailabilityService } from './availability.service.js';
+export { AVAILABILITY_LIMITS, decodeSlotCursor } from './availability.service.js';
+export { presentAvailabilityPage } from './availability.view.js';
 export { toBookingItem } from './booking-item.js';
 export { BOOKING_LIMITS } from './booking.service.js';
 export { SCHEDULING_LIMITS } from './limits.js';
@@ -69,7 +78,7 @@ export { presentProposal } from './proposal.view.js';
 export type { WebhookHealth, WebhookFailureKind } from './webhook.service.js';
 
 export const schedulingEntities = [Agent, Booking, BookingSlot, IdempotencyKey, Proposal, BookingEvent, Webhook, WebhookDelivery, WebhookAttempt, CalendarFeed];
-export const schedulingResolvers = [AgentResolver, BookingResolver, ProposalResolver, WebhookResolver, BookingEventResolver, CalendarFeedResolver];
+export const schedulingResolvers = [AgentResolver, BookingResolver, ProposalResolver, WebhookResolver, BookingEventResolver, CalendarFeedResolver, AvailabilityResolver];
 
 export interface SchedulingDeps {
   em: EntityManager;
@@ -118,7 +127,8 @@ export function createSchedulingModule(deps: SchedulingDeps) {
   const bus = new BookingEventBus(deps.notifications, statements, logger);
   const agents = new AgentService(em, clock, statements, deps.notifications);
   const bookings = new BookingService(em, clock, statements, bus, { bookingCap: deps.bookingCap, reminderLeadMinutes: deps.reminderLeadMinutes });
-  const proposals = new ProposalService(em, clock, bookings, bus, statements);
+  const availability = new AvailabilityService(statements);
+  const proposals = new ProposalService(em, clock, bookings, bus, statements, availability);
   const attemptsTotal = deps.metrics.counter('gateway_webhook_delivery_attempts_total', 'Webhook delivery attempts made by this process, by outcome: delivered, retrying (failed, retry scheduled), failed (given up)', ['outcome']);
   const attemptOutcomes = Object.fromEntries(WEBHOOK_ATTEMPT_OUTCOMES.map((outcome) => [outcome, attemptsTotal.series({ outcome })])) as Record<WebhookAttemptOutcome, CounterSeries>;
   const webhooks = new WebhookService(em, clock, statements, deps.webhooks, logger, attemptOutcomes);
@@ -163,8 +173,17 @@ export function createSchedulingModule(deps: SchedulingDeps) {
     agents,
     bookings,
     proposals,
+    availability,
     webhooks,
-    resolvers: [new AgentResolver(agents), new BookingResolver(bookings), new ProposalResolver(proposals), new WebhookResolver(webhooks), new BookingEventResolver(), new CalendarFeedResolver(calendarFeeds)],
+    resolvers: [
+      new AgentResolver(agents),
+      new BookingResolver(bookings),
+      new ProposalResolver(proposals),
+      new WebhookResolver(webhooks),
+      new BookingEventResolver(),
+      new CalendarFeedResolver(calendarFeeds),
+      new AvailabilityResolver(availability),
+    ],
     createContext: (base: PlatformContext): SchedulingContext['scheduling'] => ({
       ...createSchedulingLoaders(statements, base.actor),
       async bookingEvents(after) {
@@ -178,6 +197,7 @@ export function createSchedulingModule(deps: SchedulingDeps) {
       registerProposalRoutes(app, proposals);
       registerWebhookRoutes(app, webhooks);
       registerCalendarFeedRoutes(app, calendarFeeds);
+      registerAvailabilityRoutes(app, availability);
     },
     /** Job handlers; each runs in its own unit of work. */
     tasks: {

@@ -8,6 +8,7 @@ import type { Statements } from '../../platform/db/statements.js';
 import { ACCEPT_PROPOSAL, type ProposalRow } from './sql/proposal.sql.js';
 import type { Actor } from '../../platform/auth/actor.js';
 import { agentOf, type AgentRecord } from './agent.service.js';
+import type { AvailabilityService } from './availability.service.js';
 import { lockAgent, type BookingService } from './booking.service.js';
 import { Agent } from './entities/agent.entity.js';
 import { Proposal, type ProposalStatus } from './entities/proposal.entity.js';
@@ -37,6 +38,15 @@ export interface CreateProposalInput {
   targetAgentId: string;
   startsAt: Date;
   endsAt: Date;
+}
+
+/** `proposeFirstAvailable`: the earliest free slot common to the caller and the target inside `[from, to)`. */
+export interface ProposeFirstAvailableInput {
+  targetAgentId: string;
+  durationMinutes: number;
+  from: Date;
+  to: Date;
+  granularityMinutes: number;
 }
 
 export type ProposalRole = 'incoming' | 'outgoing';
@@ -75,6 +85,31 @@ function fromProposalRow(row: ProposalRow): ProposalView {
   };
 }
 
+function checkTarget(actor: AgentRecord, targetAgentId: string, fields: FieldErrors): void {
+  if (targetAgentId.length < 1 || targetAgentId.length > PROPOSAL_LIMITS.agentIdMaxLength) {
+    fields.targetAgentId = `must be 1 to ${PROPOSAL_LIMITS.agentIdMaxLength} characters`;
+  } else if (targetAgentId.toLowerCase() === actor.id) {
+    fields.targetAgentId = 'must be another agent than the proposer';
+  }
+}
+
+/** Row locks of several agents, in id order (the order every multi-agent write takes them). */
+async function lockAgents(tx: EntityManager, agentIds: readonly string[]): Promise<void> {
+  await tx.execute('select 1 from agents where id in (?) order by id for no key update', [[...new Set(agentIds)]]);
+}
+
+/** Whether a slot of either agent overlaps [startsAt, endsAt), as the exclusion constraint would see it. */
+async function slotTaken(tx: EntityManager, agentIds: readonly string[], startsAt: Date, endsAt: Date): Promise<boolean> {
+  const rows = await tx.execute<{ taken: boolean }[]>(
+    `select exists (
+       select 1 from booking_slots
+        where agent_id in (?) and tstzrange(starts_at, ends_at, '[)') && tstzrange(?, ?, '[)')
+     ) as taken`,
+    [[...agentIds], startsAt, endsAt],
+  );
+  return rows[0]?.taken === true;
+}
+
 function notPending(status: ProposalStatus): AppError {
   return new AppError('proposal_not_pending', `the proposal is already ${status}`);
 }
@@ -90,32 +125,76 @@ export class ProposalService {
     private readonly bookings: BookingService,
     private readonly events: BookingEventBus,
     private readonly statements: Statements,
+    private readonly availability: AvailabilityService,
   ) {}
 
   async create(caller: Actor, input: CreateProposalInput, idempotencyKey?: string): Promise<ProposalView> {
     const actor = agentOf(caller);
     const fields: FieldErrors = {};
-    if (input.targetAgentId.length < 1 || input.targetAgentId.length > PROPOSAL_LIMITS.agentIdMaxLength) {
-      fields.targetAgentId = `must be 1 to ${PROPOSAL_LIMITS.agentIdMaxLength} characters`;
-    } else if (input.targetAgentId === actor.id) {
-      fields.targetAgentId = 'must be another agent than the proposer';
-    }
+    checkTarget(actor, input.targetAgentId, fields);
     checkRange(input.startsAt, input.endsAt, fields);
     if (Object.keys(fields).length) throw AppError.validation(fields);
 
     const request: IdempotentRequest | undefined = idempotencyKey
       ? { agentId: actor.id, operation: 'create_proposal', key: idempotencyKey, body: input }
       : undefined;
+    return this.open(actor, input, request, { whileFree: false });
+  }
+
+  /**
+   * Finds the earliest free slot common to the caller and the target (`availability`, with its
+   * visibility rule: a target that does not share is `forbidden`) and opens a proposal for it in one
+   * call. The slot is checked again under both agents' row locks, which every calendar write takes:
+   * a booking that took it meanwhile makes this `slot_taken`, and none can take it before the commit.
+   * No common slot in the window is a `conflict`.
+   */
+  async proposeFirstAvailable(caller: Actor, input: ProposeFirstAvailableInput, idempotencyKey?: string): Promise<ProposalView> {
+    const actor = agentOf(caller);
+    const fields: FieldErrors = {};
+    checkTarget(actor, input.targetAgentId, fields);
+    if (Object.keys(fields).length) throw AppError.validation(fields);
+    const request: IdempotentRequest | undefined = idempotencyKey
+      ? { agentId: actor.id, operation: 'propose_first_available', key: idempotencyKey, body: input }
+      : undefined;
+    if (request) {
+      // A repeat answers what the first request did, whatever the calendars hold now.
+      const stored = await findStoredOutcome<ProposalView>(this.em, request, this.clock.now());
+      if (stored) return revive(replay(stored));
+    }
+    const slot = await this.availability.firstCommonSlot(caller, input.targetAgentId, {
+      durationMinutes: input.durationMinutes,
+      from: input.from,
+      to: input.to,
+      granularityMinutes: input.granularityMinutes,
+    });
+    if (!slot) {
+      throw new AppError(
+        'conflict',
+        `no free slot of ${input.durationMinutes} minutes common to both calendars between ${input.from.toISOString()} and ${input.to.toISOString()}: widen the window or shorten the duration`,
+      );
+    }
+    return this.open(actor, { targetAgentId: input.targetAgentId.toLowerCase(), startsAt: slot.startsAt, endsAt: slot.endsAt }, request, { whileFree: true });
+  }
+
+  /**
+   * Writes a pending proposal. `whileFree`: only while [startsAt, endsAt) is still free on both
+   * calendars, checked under both agents' row locks (taken in id order, as `accept_proposal` does).
+   */
+  private async open(actor: AgentRecord, input: CreateProposalInput, request: IdempotentRequest | undefined, options: { whileFree: boolean }): Promise<ProposalView> {
     return retryTransient(() =>
       this.em.transactional(async (tx) => {
         const now = this.clock.now();
+        if (options.whileFree) await lockAgents(tx, [actor.id, input.targetAgentId]);
+        else if (request) await lockAgent(tx, actor.id);
         if (request) {
-          await lockAgent(tx, actor.id);
           const stored = await findStoredOutcome<ProposalView>(tx, request, now);
           if (stored) return revive(replay(stored));
         }
         const target = isUuid(input.targetAgentId) ? await tx.findOne(Agent, input.targetAgentId, { fields: ['id'] }) : null;
         if (!target) throw AppError.validation({ targetAgentId: 'is not an existing agent' });
+        if (options.whileFree && (await slotTaken(tx, [actor.id, target.id], input.startsAt, input.endsAt))) {
+          throw new AppError('slot_taken', 'the first common free slot was booked while the proposal was written; ask again for the next one');
+        }
         const proposal = tx.create(Proposal, {
           proposer: actor.id,
           target: target.id,

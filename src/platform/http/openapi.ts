@@ -37,6 +37,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'scheduling', description: 'Agents, bookings and slot-transfer proposals (seed 000)' },
         { name: 'webhooks', description: 'Signed webhooks for an agent’s booking events' },
         { name: 'calendar feeds', description: 'Read-only iCalendar feeds of an agent’s bookings, each with its own token' },
+        { name: 'availability', description: 'Free slots common to several agents’ calendars, and who may ask for an agent’s' },
         { name: 'directory', description: 'The tool directory (seed 001)' },
         { name: 'accounts', description: 'Directory sign-in by e-mail (magic link, then a JWT)' },
         { name: 'prices', description: 'The open GPU price feed (seed 002)' },

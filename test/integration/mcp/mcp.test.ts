@@ -46,11 +46,13 @@ describe('MCP at /mcp through the SDK client', () => {
     const client = await connect();
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'availability',
       'cancel_booking',
       'create_booking',
       'get_token_analytics',
       'get_token_safety',
       'list_bookings',
+      'propose_first_available',
       'propose_slot',
       'respond_to_proposal',
     ]);
@@ -87,6 +89,27 @@ describe('MCP at /mcp through the SDK client', () => {
 
     const cancelled = await call(asTaker, 'cancel_booking', { bookingId: booking.body.id });
     expect(cancelled.body.status).toBe('cancelled');
+  });
+
+  it('answers availability with the same data as REST and proposes the first common slot, with the REST error codes', async () => {
+    const parent = await createAgent(t, root);
+    const child = await createAgent(t, parent);
+    const stranger = await createAgent(t, root);
+    await t.rest({ method: 'POST', url: '/api/bookings', headers: { authorization: `Bearer ${child.token}` }, payload: { agentId: child.id, startsAt: '2031-03-01T00:00:00Z', endsAt: '2031-03-01T10:00:00Z' } });
+    const window = { duration: 60, from: '2031-03-01T00:00:00Z', to: '2031-03-02T00:00:00Z' };
+    const asParent = await connect(parent.token);
+
+    const slots = await call(asParent, 'availability', { agentIds: [child.id], ...window, limit: 3 });
+    const rest = await t.rest({ method: 'GET', url: `/api/availability?agents=${child.id}&duration=60&from=2031-03-01T00:00:00Z&to=2031-03-02T00:00:00Z&limit=3`, headers: { authorization: `Bearer ${parent.token}` } });
+    expect(slots).toEqual({ isError: false, body: rest.json() });
+    expect(slots.body.items[0]).toEqual({ startsAt: '2031-03-01T10:00:00.000Z', endsAt: '2031-03-01T11:00:00.000Z' });
+    const next = await call(asParent, 'availability', { agentIds: [child.id], ...window, limit: 3, after: slots.body.nextCursor });
+    expect(next.body.items[0].startsAt).toBe('2031-03-01T10:45:00.000Z');
+
+    const proposal = await call(asParent, 'propose_first_available', { targetAgentId: child.id, ...window, granularity: 30 });
+    expect(proposal).toMatchObject({ isError: false, body: { proposerAgentId: parent.id, targetAgentId: child.id, startsAt: '2031-03-01T10:00:00.000Z', status: 'pending' } });
+    expect((await call(await connect(stranger.token), 'propose_first_available', { targetAgentId: child.id, ...window })).body.error).toBe('forbidden');
+    expect((await call(asParent, 'availability', { agentIds: [stranger.id], ...window })).body.error).toBe('forbidden');
   });
 
   it('refuses scheduling tools without a valid agent token', async () => {

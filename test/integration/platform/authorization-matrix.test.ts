@@ -54,6 +54,14 @@ const REST_REQUESTS: Record<string, (v: Victims) => { url: string; payload?: Rec
   'GET /healthz': () => ({ url: '/healthz' }),
   'GET /readyz': () => ({ url: '/readyz' }),
   'POST /api/agents': () => ({ url: '/api/agents', payload: { name: 'intruder' } }),
+  'GET /api/agents/me/free-busy-visibility': () => ({ url: '/api/agents/me/free-busy-visibility' }),
+  'PUT /api/agents/me/free-busy-visibility': () => ({ url: '/api/agents/me/free-busy-visibility', payload: { visibility: 'anyone' } }),
+  // The victim's calendar is the row: its free/busy is not shared with a sibling (family is the default).
+  'GET /api/availability': (v) => ({ url: `/api/availability?agents=${v.agent.id}&duration=30&from=2033-04-01T00:00:00Z&to=2033-04-02T00:00:00Z` }),
+  'POST /api/proposals/first-available': (v) => ({
+    url: '/api/proposals/first-available',
+    payload: { targetAgentId: v.agent.id, duration: 30, from: '2033-04-01T00:00:00Z', to: '2033-04-02T00:00:00Z' },
+  }),
   'POST /api/bookings': (v) => ({ url: '/api/bookings', payload: { agentId: v.agent.id, startsAt: '2033-01-01T09:00:00Z', endsAt: '2033-01-01T10:00:00Z' } }),
   'GET /api/bookings': () => ({ url: '/api/bookings?from=2030-01-01T00:00:00Z&to=2040-01-01T00:00:00Z' }),
   'DELETE /api/bookings/{id}': (v) => ({ url: `/api/bookings/${v.bookingId}` }),
@@ -116,6 +124,17 @@ const GRAPHQL_ROWS: Record<string, GraphQLRow> = {
   'Query.webhookDeliveries': { audience: 'agent', query: '{ webhookDeliveries { id } }' },
   'Query.webhooks': { audience: 'agent', query: '{ webhooks { id } }' },
   'Query.calendarFeeds': { audience: 'agent', query: '{ calendarFeeds { id } }' },
+  'Query.availability': {
+    audience: 'agent',
+    query: 'query($id: ID!) { availability(agentIds: [$id], duration: 30, from: "2033-04-01T00:00:00Z", to: "2033-04-02T00:00:00Z") { edges { node { startsAt } } } }',
+    variables: (v) => ({ id: v.agent.id }),
+  },
+  'Mutation.setFreeBusyVisibility': { audience: 'agent', query: 'mutation { setFreeBusyVisibility(visibility: anyone) { id } }' },
+  'Mutation.proposeFirstAvailable': {
+    audience: 'agent',
+    query: 'mutation($input: ProposeFirstAvailableInput!) { proposeFirstAvailable(input: $input) { id } }',
+    variables: (v) => ({ input: { targetAgentId: v.agent.id, duration: 30, from: '2033-04-01T00:00:00Z', to: '2033-04-02T00:00:00Z' } }),
+  },
   'Mutation.createCalendarFeed': { audience: 'agent', query: 'mutation { createCalendarFeed { feed { id } } }' },
   'Mutation.revokeCalendarFeed': { audience: 'agent', query: 'mutation($id: ID!) { revokeCalendarFeed(id: $id) }', variables: byId('feedId') },
   'Mutation.acceptProposal': { audience: 'agent', query: 'mutation($id: ID!) { acceptProposal(id: $id) { id } }', variables: byId('proposalId') },
@@ -176,6 +195,8 @@ const MCP_ROWS: Record<string, { audience: 'public' | 'agent'; args: (v: Victims
   cancel_booking: { audience: 'agent', args: (v) => ({ bookingId: v.bookingId }) },
   propose_slot: { audience: 'agent', args: (v) => ({ targetAgentId: v.agent.id, ...slot }) },
   respond_to_proposal: { audience: 'agent', args: (v) => ({ proposalId: v.proposalId, decision: 'accept' }) },
+  availability: { audience: 'agent', args: (v) => ({ agentIds: [v.agent.id], duration: 30, from: '2033-04-01T00:00:00Z', to: '2033-04-02T00:00:00Z' }) },
+  propose_first_available: { audience: 'agent', args: (v) => ({ targetAgentId: v.agent.id, duration: 30, from: '2033-04-01T00:00:00Z', to: '2033-04-02T00:00:00Z' }) },
 };
 
 /** Tables a denied request must leave as they were. */
@@ -299,7 +320,8 @@ describe('authorization matrix', () => {
     const victimIds = [victims.agent.id, victims.bookingId, victims.proposalId, victims.webhookId, victims.feedId];
     const outcomes: string[] = [];
     for (const operation of restOperations().filter((candidate) => candidate.audience === 'agent')) {
-      const expected = operation.key.includes('{id}') ? [403, 404] : operation.method === 'GET' ? [200] : [];
+      // Availability asks about the victim's calendar (the agents parameter), so it is refused like a row of the victim's.
+      const expected = operation.key.includes('{id}') || operation.key === 'GET /api/availability' ? [403, 404] : operation.method === 'GET' ? [200] : [];
       if (expected.length === 0) continue; // creates: what the intruder may write for itself is not the victim's
       const request = REST_REQUESTS[operation.key]!(victims);
       const response = await t.rest({ method: operation.method as 'GET', url: request.url, headers: bearer(otherAgent.token), ...(request.payload ? { payload: request.payload } : {}) });
@@ -307,7 +329,7 @@ describe('authorization matrix', () => {
       outcomes.push(`${operation.key}: ${expected.includes(response.statusCode) && leaked.length === 0 ? 'denied' : `${response.statusCode}, leaks ${leaked.join(', ')}`}`);
     }
     expect(outcomes.filter((line) => !line.endsWith('denied'))).toEqual([]);
-    expect(outcomes).toHaveLength(12);
+    expect(outcomes).toHaveLength(14);
     expect(await tableCounts()).toEqual(before);
   });
 
@@ -436,7 +458,7 @@ describe('authorization matrix', () => {
           const { isError, text } = await call(await connect(headers), name, row.args(victims));
           outcomes.push(`${name} with ${label}: ${isError && (JSON.parse(text) as { error?: string }).error === 'unauthorized' ? 'refused' : text.slice(0, 160)}`);
         }
-        if (name === 'cancel_booking' || name === 'respond_to_proposal') {
+        if (['cancel_booking', 'respond_to_proposal', 'availability', 'propose_first_available'].includes(name)) {
           const { isError, text } = await call(await connect(bearer(otherAgent.token)), name, row.args(victims));
           const code = (JSON.parse(text) as { error?: string }).error;
           outcomes.push(`${name} with another agent's token: ${isError && (code === 'forbidden' || code === 'not_found') ? 'refused' : text.slice(0, 160)}`);

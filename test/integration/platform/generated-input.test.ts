@@ -248,9 +248,13 @@ describe('generated hostile input on every REST operation', () => {
     let cases = 0;
     {
       const bodySchema = operation.requestBody?.content['application/json']?.schema;
-      const arbitrary = fc.tuple(bodySchema ? validValue(bodySchema) : fc.constant(undefined), mutations(operation, bodySchema));
+      // Required query parameters are part of a well-formed request; the mutation then replaces one parameter.
+      const required = (operation.parameters ?? []).filter((parameter) => parameter.in === 'query' && parameter.required);
+      const validQuery = fc.record(Object.fromEntries(required.map((parameter) => [parameter.name, validValue(parameter.schema)])));
+      const arbitrary = fc.tuple(bodySchema ? validValue(bodySchema) : fc.constant(undefined), mutations(operation, bodySchema), validQuery);
       await fc.assert(
-        fc.asyncProperty(arbitrary, async ([validBody, mutation]) => {
+        fc.asyncProperty(arbitrary, async ([validBody, mutation, validParameters]) => {
+          const query: Record<string, unknown> = { ...validParameters };
           cases++;
           let body: unknown = validBody;
           let raw: { contentType: string; raw: string } | undefined;
@@ -275,11 +279,13 @@ describe('generated hostile input on every REST operation', () => {
               raw = mutation;
               break;
             case 'query parameter':
-              url += `?${new URLSearchParams({ [mutation.name]: mutation.value }).toString()}`;
+              query[mutation.name] = mutation.value;
               break;
             case 'path parameter':
               break;
           }
+          const search = new URLSearchParams(Object.entries(query).map(([name, value]) => [name, String(value)])).toString();
+          if (search) url += `?${search}`;
           const before = await counts();
           const response = await t.rest({
             method: method as 'POST',

@@ -2,10 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { Check, Entity, Index, ManyToOne, PrimaryKey, Property, Trigger, Unique } from '@mikro-orm/decorators/legacy';
 import { AGENT_CREDENTIAL_CHANGED_BODY } from '../../../../migrations/Migration20261123000000_scheduling_fast_paths.js';
 import { SCHEDULING_LIMITS } from '../limits.js';
+import { FREE_BUSY_VISIBILITIES } from '../../../../migrations/Migration20261124000000_free_busy_visibility.js';
+
+export { FREE_BUSY_VISIBILITIES } from '../../../../migrations/Migration20261124000000_free_busy_visibility.js';
+/** Who may ask for an agent's free/busy: `family` (itself, its parent, its children), `anyone`, `nobody` (itself only). */
+export type FreeBusyVisibility = (typeof FREE_BUSY_VISIBILITIES)[number];
 
 /** An agent seat: owns a calendar and one credential (stored only as its SHA-256 hash). */
 @Entity({ tableName: 'agents' })
 @Check({ name: 'agents_name_check', expression: 'char_length((name)::text) >= 1' })
+@Check({
+  name: 'agents_free_busy_visibility_check',
+  expression: `"free_busy_visibility" in (${FREE_BUSY_VISIBILITIES.map((value) => `'${value}'`).join(', ')})`,
+})
 // The bootstrap agent is the only parentless row; this index admits exactly one (see the migration).
 @Unique({
   name: 'agents_single_root',
@@ -45,4 +54,8 @@ export class Agent {
 
   @Property({ type: 'Date', columnType: 'timestamptz' })
   createdAt: Date = new Date();
+
+  /** Who may ask for this agent's free/busy; the agent sets it (`setFreeBusyVisibility`). */
+  @Property({ type: 'string', length: 16, default: 'family' })
+  freeBusyVisibility: FreeBusyVisibility = 'family';
 }

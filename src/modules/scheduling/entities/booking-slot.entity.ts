@@ -1,4 +1,4 @@
-import { Check, Entity, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Check, Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Agent } from './agent.entity.js';
 import { Booking } from './booking.entity.js';
 
@@ -13,6 +13,11 @@ import { Booking } from './booking.entity.js';
 @Check({
   name: 'booking_slots_no_overlap',
   expression: "EXCLUDE USING gist (agent_id WITH =, tstzrange(starts_at, ends_at, '[)'::text) WITH &&)",
+})
+// Availability reads an agent's slots of a window in end order (disjoint slots: start order too), index-only.
+@Index({
+  name: 'booking_slots_agent_ends_idx',
+  expression: 'create index booking_slots_agent_ends_idx on booking_slots (agent_id, ends_at) include (starts_at)',
 })
 export class BookingSlot {
   @ManyToOne(() => Booking, { primary: true, deleteRule: 'cascade' })

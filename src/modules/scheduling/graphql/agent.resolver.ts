@@ -6,7 +6,7 @@ import { isUuid } from '../input-checks.js';
 import { NEXT_STEP } from '../agent.view.js';
 import type { SchedulingContext } from './context.js';
 import { checkLimit } from './limits.js';
-import { AgentNode, CreateAgentInput, CreateAgentPayload, NextStep } from './agent.types.js';
+import { AgentNode, CreateAgentInput, CreateAgentPayload, FreeBusyVisibility, NextStep } from './agent.types.js';
 
 @Resolver(() => AgentNode)
 export class AgentResolver {
@@ -38,6 +38,24 @@ export class AgentResolver {
         message: NEXT_STEP.message,
       }),
     });
+  }
+
+  @Mutation(() => AgentNode, {
+    description: 'Sets who may ask for the caller’s free/busy (`availability`, `proposeFirstAvailable`): `family` (the default), `anyone` or `nobody`.',
+  })
+  async setFreeBusyVisibility(
+    @Arg('visibility', () => FreeBusyVisibility) visibility: FreeBusyVisibility,
+    @Ctx() ctx: SchedulingContext,
+  ): Promise<AgentNode> {
+    return AgentNode.from(await this.agents.setFreeBusyVisibility(await ctx.actor(), visibility));
+  }
+
+  @FieldResolver(() => FreeBusyVisibility, {
+    nullable: true,
+    description: 'Who may ask for this agent’s free/busy; visible to the agent itself and its parent, null to others.',
+  })
+  async freeBusyVisibility(@Root() agent: AgentNode, @Ctx() ctx: SchedulingContext): Promise<FreeBusyVisibility | null> {
+    return this.agents.maySeeSettings(await ctx.actor(), agent) ? agent.freeBusyVisibility : null;
   }
 
   @FieldResolver(() => GraphQLJSONObject, {

@@ -1,8 +1,23 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import { Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
 import { FREE_FORM_OBJECT_RULE } from '../../../platform/free-form-object.js';
 import type { AgentRecord } from '../sql/agent.sql.js';
 import { SCHEDULING_LIMITS } from '../limits.js';
+
+export enum FreeBusyVisibility {
+  family = 'family',
+  anyone = 'anyone',
+  nobody = 'nobody',
+}
+registerEnumType(FreeBusyVisibility, {
+  name: 'FreeBusyVisibility',
+  description: 'Who may ask for an agent’s free/busy (availability, proposeFirstAvailable).',
+  valuesConfig: {
+    family: { description: 'The agent itself, its parent and its children (the default).' },
+    anyone: { description: 'Every agent.' },
+    nobody: { description: 'The agent itself only.' },
+  },
+});
 
 @ObjectType('Agent', { simpleResolvers: true, description: 'An agent seat: owns a calendar and one credential.' })
 export class AgentNode {
@@ -23,6 +38,9 @@ export class AgentNode {
 
   /** Not a GraphQL field: resolved through a dataloader by `AgentResolver.parent`. */
   parentId!: string | null;
+
+  /** Not a field as such: `AgentResolver.freeBusyVisibility` shows it to the agent and its parent only. */
+  freeBusyVisibility!: FreeBusyVisibility;
 
   static from(agent: AgentRecord): AgentNode {
     return Object.assign(new AgentNode(), agent);

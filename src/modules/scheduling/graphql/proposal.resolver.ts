@@ -3,7 +3,8 @@ import { PROPOSAL_LIMITS, type ProposalService } from '../proposal.service.js';
 import { AgentNode } from './agent.types.js';
 import type { SchedulingContext } from './context.js';
 import { checkLimit } from './limits.js';
-import { CreateProposalInput, ProposalNode, ProposalRoleFilter, ProposalStatusFilter } from './proposal.types.js';
+import { AVAILABILITY_LIMITS } from '../availability.service.js';
+import { CreateProposalInput, ProposalNode, ProposalRoleFilter, ProposalStatusFilter, ProposeFirstAvailableInput } from './proposal.types.js';
 
 @Resolver(() => ProposalNode)
 export class ProposalResolver {
@@ -37,6 +38,24 @@ export class ProposalResolver {
   async createProposal(@Arg('input') input: CreateProposalInput, @Ctx() ctx: SchedulingContext): Promise<ProposalNode> {
     const actor = await ctx.actor();
     return ProposalNode.from(await this.proposalService.create(actor, input));
+  }
+
+  @Mutation(() => ProposalNode, {
+    description:
+      'Finds the earliest free slot common to the caller and the target (as `availability` does, with its visibility rule) and opens a pending ' +
+      'proposal for it in one call. `slot_taken` when a booking took the slot before the proposal was written; `conflict` when the window holds no common slot.',
+  })
+  async proposeFirstAvailable(@Arg('input') input: ProposeFirstAvailableInput, @Ctx() ctx: SchedulingContext): Promise<ProposalNode> {
+    const actor = await ctx.actor();
+    return ProposalNode.from(
+      await this.proposalService.proposeFirstAvailable(actor, {
+        targetAgentId: input.targetAgentId,
+        durationMinutes: input.duration,
+        from: input.from,
+        to: input.to,
+        granularityMinutes: input.granularity ?? AVAILABILITY_LIMITS.granularityDefault,
+      }),
+    );
   }
 
   @Mutation(() => ProposalNode, { description: 'Target only: the slot moves to the proposer.' })

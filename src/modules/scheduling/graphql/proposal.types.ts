@@ -1,4 +1,5 @@
-import { Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { AVAILABILITY_LIMITS as L } from '../availability.service.js';
 import type { ProposalView } from '../proposal.service.js';
 import { AgentNode } from './agent.types.js';
 
@@ -63,4 +64,22 @@ export class CreateProposalInput {
 
   @Field()
   endsAt!: Date;
+}
+
+@InputType({ description: 'The earliest free slot common to the caller and the target inside [from, to), as `availability` finds it.' })
+export class ProposeFirstAvailableInput {
+  @Field(() => ID)
+  targetAgentId!: string;
+
+  @Field(() => Int, { description: `Minutes, ${L.durationMin} to ${L.durationMax}.` })
+  duration!: number;
+
+  @Field()
+  from!: Date;
+
+  @Field({ description: `At most ${L.maxWindowDays} days after from.` })
+  to!: Date;
+
+  @Field(() => Int, { nullable: true, defaultValue: L.granularityDefault, description: `Minutes between candidate starts, ${L.granularityMin} to ${L.granularityMax}.` })
+  granularity?: number | null;
 }

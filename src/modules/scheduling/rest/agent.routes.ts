@@ -2,7 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../../platform/errors.js';
 import type { AgentService } from '../agent.service.js';
 import { presentCreatedAgent } from '../agent.view.js';
-import { createAgentRoute } from './agent.schemas.js';
+import type { FreeBusyVisibility } from '../entities/agent.entity.js';
+import { presentFreeBusyVisibility } from './agent.presenter.js';
+import { createAgentRoute, freeBusyVisibilityRoute, setFreeBusyVisibilityRoute } from './agent.schemas.js';
 
 interface AgentCreateBody {
   name: string;
@@ -34,5 +36,13 @@ export function registerAgentRoutes(app: FastifyInstance, agents: AgentService):
       });
       return reply.code(201).send(presentCreatedAgent(created));
     },
+  );
+
+  app.get('/api/agents/me/free-busy-visibility', { schema: freeBusyVisibilityRoute }, async (request) =>
+    presentFreeBusyVisibility(agents.me(await request.actor())),
+  );
+
+  app.put<{ Body: { visibility: FreeBusyVisibility } }>('/api/agents/me/free-busy-visibility', { schema: setFreeBusyVisibilityRoute }, async (request) =>
+    presentFreeBusyVisibility(await agents.setFreeBusyVisibility(await request.actor(), request.body.visibility)),
   );
 }

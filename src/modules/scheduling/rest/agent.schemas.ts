@@ -1,6 +1,7 @@
 import { FREE_FORM_OBJECT_LIMITS, FREE_FORM_OBJECT_RULE } from '../../../platform/free-form-object.js';
 import { SECURITY } from '../../../platform/http/openapi.js';
 import { AGENT_LIMITS } from '../agent.service.js';
+import { FREE_BUSY_VISIBILITIES } from '../entities/agent.entity.js';
 import { errorResponses } from './common.schemas.js';
 
 /** Seed 000 `AgentCreate`: no properties other than these. */
@@ -53,4 +54,35 @@ export const createAgentRoute = {
     properties: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: AGENT_LIMITS.idempotencyKeyMaxLength } },
   },
   response: { 201: agentResponse, ...errorResponses(400, 401, 409) },
+} as const;
+
+/** Who may ask for the caller's free/busy (`GET /api/availability`, `POST /api/proposals/first-available`). */
+const freeBusyVisibility = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['visibility'],
+  properties: {
+    visibility: {
+      type: 'string',
+      enum: [...FREE_BUSY_VISIBILITIES],
+      description: '`family` (the default): the agent itself, its parent and its children; `anyone`: every agent; `nobody`: the agent itself only.',
+    },
+  },
+} as const;
+
+export const freeBusyVisibilityRoute = {
+  operationId: 'getFreeBusyVisibility',
+  summary: 'Who may ask for the caller’s free/busy',
+  tags: ['availability'],
+  security: SECURITY.agent,
+  response: { 200: freeBusyVisibility, ...errorResponses(401) },
+} as const;
+
+export const setFreeBusyVisibilityRoute = {
+  operationId: 'setFreeBusyVisibility',
+  summary: 'Set who may ask for the caller’s free/busy: family (the default), anyone or nobody',
+  tags: ['availability'],
+  security: SECURITY.agent,
+  body: freeBusyVisibility,
+  response: { 200: freeBusyVisibility, ...errorResponses(400, 401) },
 } as const;

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ProposalStatus } from '../entities/proposal.entity.js';
 import type { ProposalRole, ProposalService } from '../proposal.service.js';
 import { presentProposal } from '../proposal.view.js';
-import { createProposalRoute, decideProposalRoute, listProposalsRoute } from './proposal.schemas.js';
+import { createProposalRoute, decideProposalRoute, listProposalsRoute, proposeFirstAvailableRoute } from './proposal.schemas.js';
 
 const DECISIONS = {
   accept: 'Accept: the slot moves to the proposer (target only)',
@@ -26,6 +26,20 @@ export function registerProposalRoutes(app: FastifyInstance, proposals: Proposal
       return reply.code(201).send(presentProposal(proposal));
     },
   );
+
+  app.post<{
+    Body: { targetAgentId: string; duration: number; from: string; to: string; granularity: number };
+    Headers: { 'idempotency-key'?: string };
+  }>('/api/proposals/first-available', { schema: proposeFirstAvailableRoute }, async (request, reply) => {
+    const actor = await request.actor();
+    const { targetAgentId, duration, from, to, granularity } = request.body;
+    const proposal = await proposals.proposeFirstAvailable(
+      actor,
+      { targetAgentId, durationMinutes: duration, from: new Date(from), to: new Date(to), granularityMinutes: granularity },
+      request.headers['idempotency-key'],
+    );
+    return reply.code(201).send(presentProposal(proposal));
+  });
 
   app.get<{ Querystring: { role?: ProposalRole; status?: ProposalStatus; limit: number } }>(
     '/api/proposals',

@@ -1,5 +1,6 @@
 import { SECURITY } from '../../../platform/http/openapi.js';
 import { PROPOSAL_STATUSES } from '../entities/proposal.entity.js';
+import { AVAILABILITY_LIMITS as L } from '../availability.service.js';
 import { PROPOSAL_LIMITS } from '../proposal.service.js';
 import { errorResponses } from './common.schemas.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../limits.js';
@@ -71,4 +72,38 @@ export const listProposalsRoute = {
     200: { type: 'object', additionalProperties: false, required: ['items'], properties: { items: { type: 'array', items: proposalItem } } },
     ...errorResponses(400, 401),
   },
+} as const;
+
+export const proposeFirstAvailableBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['targetAgentId', 'duration', 'from', 'to'],
+  properties: {
+    targetAgentId: { type: 'string', minLength: 1, maxLength: PROPOSAL_LIMITS.agentIdMaxLength },
+    duration: { type: 'integer', minimum: L.durationMin, maximum: L.durationMax, description: 'Slot length in minutes.' },
+    from: dateTime,
+    to: { ...dateTime, description: `After from, at most ${L.maxWindowDays} days later.` },
+    granularity: {
+      type: 'integer',
+      minimum: L.granularityMin,
+      maximum: L.granularityMax,
+      default: L.granularityDefault,
+      description: 'Minutes between candidate starts (multiples of it since 1970-01-01T00:00Z).',
+    },
+  },
+} as const;
+
+export const proposeFirstAvailableRoute = {
+  operationId: 'proposeFirstAvailable',
+  summary: 'Propose the earliest free slot common to the caller and the target',
+  description:
+    'Finds the earliest slot of `duration` minutes free on both calendars inside [from, to), as GET /api/availability does (with its ' +
+    'visibility rule: 403 `forbidden` for a target that does not share its free/busy, or does not exist), and opens a pending proposal for it. ' +
+    '409 `slot_taken` when a booking took that slot before the proposal was written (ask again for the next one); 409 `conflict` when the ' +
+    'window holds no common free slot.',
+  tags: ['scheduling'],
+  security: SECURITY.agent,
+  headers: { type: 'object', properties: { 'idempotency-key': IDEMPOTENCY_KEY_HEADER } },
+  body: proposeFirstAvailableBody,
+  response: { 201: proposalItem, ...errorResponses(400, 401, 403, 409) },
 } as const;

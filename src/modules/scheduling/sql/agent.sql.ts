@@ -1,5 +1,5 @@
 import { namedStatement } from '../../../platform/db/statements.js';
-import type { Agent } from '../entities/agent.entity.js';
+import type { Agent, FreeBusyVisibility } from '../entities/agent.entity.js';
 
 /**
  * An agent as plain, immutable data: what a credential resolves to (cached per process, shared by
@@ -12,6 +12,7 @@ export interface AgentRecord {
   readonly config: Record<string, unknown>;
   readonly parentId: string | null;
   readonly createdAt: Date;
+  readonly freeBusyVisibility: FreeBusyVisibility;
 }
 
 export interface AgentRow {
@@ -21,6 +22,7 @@ export interface AgentRow {
   config: Record<string, unknown>;
   parent_id: string | null;
   created_at: Date | string;
+  free_busy_visibility: FreeBusyVisibility;
 }
 
 export function toAgentRecord(row: AgentRow): AgentRecord {
@@ -31,6 +33,7 @@ export function toAgentRecord(row: AgentRow): AgentRecord {
     config: row.config,
     parentId: row.parent_id,
     createdAt: new Date(row.created_at),
+    freeBusyVisibility: row.free_busy_visibility,
   });
 }
 
@@ -42,10 +45,11 @@ export function agentRecordOf(agent: Agent): AgentRecord {
     config: agent.config,
     parent_id: agent.parent?.id ?? null,
     created_at: agent.createdAt,
+    free_busy_visibility: agent.freeBusyVisibility,
   });
 }
 
-const AGENT_COLUMNS = 'id, name, metadata, config, parent_id, created_at';
+const AGENT_COLUMNS = 'id, name, metadata, config, parent_id, created_at, free_busy_visibility';
 
 /** Every authenticated request starts here (when the credential is not cached): one index probe. */
 export const AGENT_BY_TOKEN_HASH = namedStatement<[tokenHash: string], AgentRow>(
