@@ -311,6 +311,50 @@ describe('/console in headless Chromium', () => {
     await page.getByRole('button', { name: 'Clear' }).click();
   }, 60_000);
 
+  it('finds free time with another agent, proposes the first available slot, and sets who may see its free/busy', async () => {
+    // Monday 10 March: the console agent's series holds 09:00–10:00, the peer is busy 08:00–08:30.
+    await createBooking(t, peer, '2031-03-10T08:00:00Z', '2031-03-10T08:30:00Z');
+    await tab('Availability');
+    await page.getByLabel('Agent ids').fill(peer.id);
+    await page.getByLabel('From').fill('2031-03-10T08:00');
+    await page.getByLabel('To').fill('2031-03-10T12:00');
+    await page.getByLabel('Duration (minutes)').fill('60');
+    await page.getByLabel('Start every').selectOption('30');
+    // Siblings are not family: the peer does not share its free/busy until it says so.
+    await page.getByRole('button', { name: 'Find free slots' }).click();
+    await page.getByText('An agent asked about does not share its free/busy with this one, or does not exist.').waitFor();
+    const allow = await t.rest({ method: 'POST', url: '/graphql', headers: bearer(peer.token), payload: { query: 'mutation { setFreeBusyVisibility(visibility: anyone) { id } }' } });
+    expect(allow.json()).toEqual({ data: { setFreeBusyVisibility: { id: peer.id } } });
+
+    await page.getByRole('button', { name: 'Find free slots' }).click();
+    await settlesAt(page.getByTestId('free-slot'), 3);
+    expect(await page.getByTestId('free-slot').allInnerTexts()).toEqual([
+      expect.stringContaining('Mon, 10 Mar 2031, 10:00–11:00'),
+      expect.stringContaining('Mon, 10 Mar 2031, 10:30–11:30'),
+      expect.stringContaining('Mon, 10 Mar 2031, 11:00–12:00'),
+    ]);
+    await shot('availability');
+    await page.getByRole('button', { name: 'Propose the first available' }).click();
+    await page.getByText('Proposed the first common slot: Mon, 10 Mar 2031, 10:00–11:00.').waitFor();
+    const proposals = await t.query<{ status: string }>('select status from proposals where proposer_agent_id = $1 and target_agent_id = $2 and starts_at = $3', [
+      agent.id,
+      peer.id,
+      '2031-03-10T10:00:00Z',
+    ]);
+    expect(proposals).toEqual([{ status: 'pending' }]);
+
+    // This agent's own setting: family by default, now nobody; the page remembers it after a reload.
+    await expect(page.getByRole('radio', { name: /^Family/ }).isChecked()).resolves.toBe(true);
+    await page.getByRole('radio', { name: 'Nobody but this agent' }).check();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    const [row] = await t.query<{ free_busy_visibility: string }>('select free_busy_visibility from agents where id = $1', [agent.id]);
+    expect(row!.free_busy_visibility).toBe('nobody');
+    await page.reload();
+    await page.getByRole('radio', { name: 'Nobody but this agent' }).waitFor();
+    await expect(page.getByRole('radio', { name: 'Nobody but this agent' }).isChecked()).resolves.toBe(true);
+  }, 60_000);
+
   it('registers a webhook (its secret shown once), shows its deliveries, redelivers, disables and enables it', async () => {
     await tab('Webhooks');
     await page.getByLabel('URL').fill(receiver.url);
@@ -383,7 +427,7 @@ describe('/console in headless Chromium', () => {
     const overflow = () => phone.evaluate(() => document.documentElement.scrollWidth);
     expect(await overflow()).toBeLessThanOrEqual(360);
     await phone.screenshot({ path: `${ARTIFACTS}/console-360px.png` });
-    for (const name of ['Proposals', 'Webhooks', 'Agents', 'Calendar feeds']) {
+    for (const name of ['Proposals', 'Availability', 'Webhooks', 'Agents', 'Calendar feeds']) {
       await tab(name, phone);
       await phone.getByRole('heading', { level: 2 }).first().waitFor();
       if (name === 'Webhooks') {

@@ -3,6 +3,7 @@ import { ApiError, requestAs } from '../browse/api.js';
 import { html, Loading, Notice } from '../browse/ui.js';
 import { ConsoleMeDocument, type ConsoleMeQuery } from '../generated/console.js';
 import { AgentsView } from './agents.js';
+import { AvailabilityView } from './availability.js';
 import { CalendarView } from './calendar.js';
 import { describeError } from './errors.js';
 import { FeedsView } from './feeds.js';
@@ -10,7 +11,7 @@ import { LiveHub, startLive, type LiveEvent, type LiveState } from './live.js';
 import { ProposalsView } from './proposals.js';
 import { api, forgetAgentToken, keepAgentToken, storedAgentToken, whenTokenRejected } from './session.js';
 import { dateKey, formatRange, formatTime, weekFromKey } from './time.js';
-import { readState, VIEWS, writeState, type ConsoleState } from './url-state.js';
+import { readState, VIEWS, writeState, type ConsoleState, type View } from './url-state.js';
 import { WebhooksView } from './webhooks.js';
 
 type Me = ConsoleMeQuery['me'];
@@ -140,6 +141,15 @@ export function App() {
   }
 
   const weekStart = weekFromKey(state.week);
+  const views: Record<View, () => unknown> = {
+    calendar: () => html`<${CalendarView} agentId=${me.id} weekStart=${weekStart} hub=${hub} onWeek=${(week: Date) => navigate({ week: dateKey(week) })} />`,
+    proposals: () => html`<${ProposalsView} agentId=${me.id} hub=${hub} />`,
+    availability: () =>
+      html`<${AvailabilityView} visibility=${me.freeBusyVisibility ?? null} onVisibility=${(freeBusyVisibility: Me['freeBusyVisibility']) => setMe({ ...me, freeBusyVisibility })} />`,
+    webhooks: () => html`<${WebhooksView} />`,
+    agents: () => html`<${AgentsView} me=${me} />`,
+    feeds: () => html`<${FeedsView} />`,
+  };
   return html`<div class="shell console">
     <header>
       <h1>Agent console</h1>
@@ -157,15 +167,7 @@ export function App() {
     </nav>
     ${notice ? html`<${Notice} kind=${notice.kind} onClose=${() => setNotice(null)}>${notice.text}<//>` : null}
     <main>
-      ${state.view === 'calendar'
-        ? html`<${CalendarView} agentId=${me.id} weekStart=${weekStart} hub=${hub} onWeek=${(week: Date) => navigate({ week: dateKey(week) })} />`
-        : state.view === 'proposals'
-          ? html`<${ProposalsView} agentId=${me.id} hub=${hub} />`
-          : state.view === 'webhooks'
-            ? html`<${WebhooksView} />`
-            : state.view === 'agents'
-              ? html`<${AgentsView} me=${me} />`
-              : html`<${FeedsView} />`}
+      ${views[state.view]()}
       <${Activity} events=${activity} />
     </main>
   </div>`;
