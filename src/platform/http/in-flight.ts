@@ -32,7 +32,18 @@ export function installInFlightTracking(app: FastifyInstance): void {
     inFlight++;
     reply.raw.once('finish', () => settle(request));
   });
-  app.addHook('onSend', async (request) => {
+  // Closing the server ends idle keep-alive connections once; a connection busy at that moment would
+  // otherwise stay open after its answer until the keep-alive timeout (72 s) and hold the shutdown.
+  // So while closing, every answer says `Connection: close`, and idle connections are swept.
+  let closing = false;
+  let sweep: NodeJS.Timeout | undefined;
+  app.addHook('preClose', async () => {
+    closing = true;
+    sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+  });
+  app.addHook('onClose', async () => clearInterval(sweep));
+  app.addHook('onSend', async (request, reply) => {
+    if (closing) reply.header('connection', 'close');
     settle(request);
   });
   app.decorate('requestsSettled', (timeoutMs: number) => {
