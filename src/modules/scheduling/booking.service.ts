@@ -237,14 +237,7 @@ export class BookingService {
         if (!occurrence || occurrence.startsAt.getTime() !== startsAt.getTime()) {
           throw new AppError('not_found', `the booking has no occurrence starting at ${startsAt.toISOString()}`);
         }
-        booking.exdates = [...booking.exdates, startsAt.toISOString()];
-        await tx.flush();
-        await tx.execute('delete from booking_slots where booking_id = ? and starts_at = ?', [booking.id, startsAt]);
-        // A series whose remaining slots are all cancelled stops counting against the cap.
-        await tx.execute('update bookings set live_until = (select max(ends_at) from booking_slots where booking_id = ?) where id = ?', [
-          booking.id,
-          booking.id,
-        ]);
+        await excludeOccurrences(tx, booking.id, [startsAt]);
         return toBookingView(booking);
       }),
     );
@@ -362,15 +355,8 @@ export class BookingService {
           );
           const taken = new Set(clashes.map((clash) => new Date(clash.starts_at).getTime()));
           const free = candidates.filter((slot) => !taken.has(slot.startsAt.getTime()));
-          if (taken.size) {
-            booking.exdates = [...booking.exdates, ...[...taken].map((time) => new Date(time).toISOString())];
-            await tx.flush();
-          }
-          if (free.length) {
-            await insertSlots(tx, booking.id, booking.agent.id, free);
-            // The series counts against the cap as long as its materialised slots reach.
-            await tx.execute('update bookings set live_until = greatest(live_until, ?) where id = ?', [free[free.length - 1]!.endsAt, booking.id]);
-          }
+          if (taken.size) await excludeOccurrences(tx, booking.id, [...taken].map((time) => new Date(time)));
+          if (free.length) await tx.execute('select booking_add_slots(?, ?::jsonb)', [booking.id, slotsJson(free)]);
           series++;
           slots += free.length;
           skipped += taken.size;
@@ -510,12 +496,12 @@ export async function lockAgent(tx: EntityManager, agentId: string): Promise<voi
   await tx.execute('select 1 from agents where id = ? for no key update', [agentId]);
 }
 
-async function insertSlots(tx: EntityManager, bookingId: string, agentId: string, slots: readonly Slot[]): Promise<void> {
-  await tx.execute(
-    `insert into booking_slots (booking_id, agent_id, starts_at, ends_at)
-     select ?, ?, starts_at, ends_at from jsonb_to_recordset(?::jsonb) as o(starts_at timestamptz, ends_at timestamptz)`,
-    [bookingId, agentId, slotsJson(slots)],
-  );
+/** Occurrences leave a series through the booking's own writer (migration `…25000000_booking_writers`). */
+async function excludeOccurrences(tx: EntityManager, bookingId: string, startsAt: readonly Date[]): Promise<void> {
+  await tx.execute('select booking_exclude_occurrences(?, array(select jsonb_array_elements_text(?::jsonb)::timestamptz))', [
+    bookingId,
+    JSON.stringify(startsAt.map((date) => date.toISOString())),
+  ]);
 }
 
 // Many slots travel as one JSON parameter (the ORM would spread a JS array into a value list).

@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startTestApp, type TestApp } from '../../harness.js';
+
+/** The booking aggregate (a booking and its slots) has one writer: migration `…25000000_booking_writers`. */
+const WRITERS = ['booking_add_slots', 'booking_cancel', 'booking_exclude_occurrences', 'booking_insert', 'booking_transfer'];
+const WRITES_BOOKINGS = /\b(insert\s+into|update|delete\s+from)\s+(bookings|booking_slots)\b/i;
+
+async function sourceFiles(directory: string): Promise<string[]> {
+  const entries = await readdir(directory, { withFileTypes: true, recursive: true });
+  return entries.filter((entry) => entry.isFile() && entry.name.endsWith('.ts')).map((entry) => join(entry.parentPath, entry.name));
+}
+
+describe('one writer for bookings and their slots', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ jobs: false });
+  });
+  afterAll(async () => t?.close());
+
+  it('in the database, only the booking writers write bookings or booking_slots', async () => {
+    const rows = await t.query<{ name: string }>(
+      `select p.proname as name from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+        where n.nspname = 'public' and p.prosrc ~* $1 order by 1`,
+      [WRITES_BOOKINGS.source.replaceAll('\\b', '\\y')],
+    );
+    expect(rows.map((row) => row.name)).toEqual(WRITERS);
+  });
+
+  it('in the source, no statement writes bookings or booking_slots (the service calls the writers)', async () => {
+    const offenders: string[] = [];
+    for (const file of await sourceFiles('src')) {
+      const text = await readFile(file, 'utf8');
+      if (WRITES_BOOKINGS.test(text)) offenders.push(file);
+    }
+    expect(offenders).toEqual([]);
+  });
+});
