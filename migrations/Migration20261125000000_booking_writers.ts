@@ -8,7 +8,8 @@ import { Migration } from '@mikro-orm/migrations';
  * - `booking_transfer`: a single booking moves whole to another agent (row and slots).
  * - `booking_exclude_occurrences`: occurrences leave a series (EXDATEs, their slots freed, `live_until`
  *   recomputed).
- * - `booking_add_slots`: a series' slots written further ahead (the nightly horizon extension).
+ * - `booking_extend_series`: a series' next occurrences become slots (the nightly horizon extension),
+ *   except those another booking took meanwhile, which leave the series.
  * - `booking_cancel`: soft-cancel of the owner's confirmed booking, its slots freed.
  *
  * Before, `accept_proposal` (a proposal operation) inserted and moved bookings and slots itself, and
@@ -69,20 +70,31 @@ export class Migration20261125000000_booking_writers extends Migration {
       end
       $$;`);
 
+    // The candidates another slot of the agent overlaps leave the series (EXDATEs: the time was taken
+    // while it lay beyond the horizon); the others become slots. Answers how many of each.
     this.addSql(`
-      create function booking_add_slots(p_booking uuid, p_slots jsonb) returns bookings language plpgsql as $$
+      create function booking_extend_series(p_booking uuid, p_candidates jsonb) returns jsonb language plpgsql as $$
       declare
-        v_booking bookings;
+        v_agent uuid;
+        v_taken timestamptz[];
+        v_added int;
       begin
+        select agent_id into v_agent from bookings where id = p_booking;
+        select coalesce(array_agg(distinct o.starts_at), '{}') into v_taken
+          from jsonb_to_recordset(p_candidates) as o(starts_at timestamptz, ends_at timestamptz)
+         where exists (select 1 from booking_slots s
+                        where s.agent_id = v_agent and tstzrange(s.starts_at, s.ends_at, '[)') && tstzrange(o.starts_at, o.ends_at, '[)'));
+        if cardinality(v_taken) > 0 then
+          perform booking_exclude_occurrences(p_booking, v_taken);
+        end if;
         insert into booking_slots (booking_id, agent_id, starts_at, ends_at)
-        select b.id, b.agent_id, s.starts_at, s.ends_at
-          from bookings b, jsonb_to_recordset(p_slots) as s(starts_at timestamptz, ends_at timestamptz)
-         where b.id = p_booking;
-        update bookings
-           set live_until = greatest(live_until, (select max(s.ends_at) from jsonb_to_recordset(p_slots) as s(starts_at timestamptz, ends_at timestamptz)))
-         where id = p_booking
-        returning * into v_booking;
-        return v_booking;
+        select p_booking, v_agent, o.starts_at, o.ends_at
+          from jsonb_to_recordset(p_candidates) as o(starts_at timestamptz, ends_at timestamptz)
+         where o.starts_at <> all(v_taken);
+        get diagnostics v_added = row_count;
+        -- The series counts against the cap as long as its materialised slots reach.
+        update bookings set live_until = (select max(s.ends_at) from booking_slots s where s.booking_id = p_booking) where id = p_booking;
+        return jsonb_build_object('added', v_added, 'skipped', cardinality(v_taken));
       end
       $$;`);
 

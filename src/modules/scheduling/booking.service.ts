@@ -17,6 +17,7 @@ import { IDEMPOTENCY_TTL_MS, idempotencyConflict, replay, requestHash, storeOutc
 import { expandRule, parseRule, RecurrenceError, type ParsedRule, type Slot } from './recurrence.js';
 import {
   BOOKED_SLOTS,
+  SLOTS_IN_WINDOW,
   BOOKINGS_FROM_START,
   BOOKINGS_OVERLAPPING,
   CANCEL_BOOKING,
@@ -272,13 +273,7 @@ export class BookingService {
   async freeBusy(caller: Actor, from: Date, to: Date): Promise<{ busy: Slot[]; free: Slot[] }> {
     const actor = agentOf(caller);
     checkCalendarWindow(from, to);
-    const rows = await this.em.execute<{ starts_at: Date; ends_at: Date }[]>(
-      `select starts_at, ends_at from booking_slots
-        where agent_id = ? and tstzrange(starts_at, ends_at, '[)') && tstzrange(?, ?, '[)')
-        order by starts_at
-        limit ?`,
-      [actor.id, from, to, FREE_BUSY_LIMITS.maxBookedSlots + 1],
-    );
+    const rows = await this.statements.rows(SLOTS_IN_WINDOW, [actor.id, from, to, FREE_BUSY_LIMITS.maxBookedSlots + 1]);
     if (rows.length > FREE_BUSY_LIMITS.maxBookedSlots) throw tooManySlots();
     const busy: Slot[] = [];
     for (const row of rows) {
@@ -348,18 +343,13 @@ export class BookingService {
             return; // a stored rule that no longer parses stays as it is (occurrences answer bad_rrule)
           }
           if (!candidates.length) return;
-          const clashes = await tx.execute<{ starts_at: Date | string }[]>(
-            `select distinct o.starts_at from jsonb_to_recordset(?::jsonb) as o(starts_at timestamptz, ends_at timestamptz)
-               join booking_slots s on s.agent_id = ? and tstzrange(s.starts_at, s.ends_at, '[)') && tstzrange(o.starts_at, o.ends_at, '[)')`,
-            [slotsJson(candidates), booking.agent.id],
-          );
-          const taken = new Set(clashes.map((clash) => new Date(clash.starts_at).getTime()));
-          const free = candidates.filter((slot) => !taken.has(slot.startsAt.getTime()));
-          if (taken.size) await excludeOccurrences(tx, booking.id, [...taken].map((time) => new Date(time)));
-          if (free.length) await tx.execute('select booking_add_slots(?, ?::jsonb)', [booking.id, slotsJson(free)]);
+          const outcome = await tx.execute<{ extended: { added: number; skipped: number } }[]>('select booking_extend_series(?, ?::jsonb) as extended', [
+            booking.id,
+            slotsJson(candidates),
+          ]);
           series++;
-          slots += free.length;
-          skipped += taken.size;
+          slots += outcome[0]!.extended.added;
+          skipped += outcome[0]!.extended.skipped;
         }),
       );
     }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { startTestApp, type TestApp } from '../../harness.js';
 
 /** The booking aggregate (a booking and its slots) has one writer: migration `…25000000_booking_writers`. */
-const WRITERS = ['booking_add_slots', 'booking_cancel', 'booking_exclude_occurrences', 'booking_insert', 'booking_transfer'];
+const WRITERS = ['booking_cancel', 'booking_exclude_occurrences', 'booking_extend_series', 'booking_insert', 'booking_transfer'];
 const WRITES_BOOKINGS = /\b(insert\s+into|update|delete\s+from)\s+(bookings|booking_slots)\b/i;
 
 async function sourceFiles(directory: string): Promise<string[]> {

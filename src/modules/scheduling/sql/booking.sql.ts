@@ -57,6 +57,15 @@ export const CANCEL_BOOKING = namedStatement<[agentId: string, bookingId: string
   'select cancel_booking($1::uuid, $2::uuid, $3::timestamptz) as outcome',
 );
 
+/** The agent's slots overlapping [from, to) through the exclusion constraint's range index (`freeBusy`). */
+export const SLOTS_IN_WINDOW = namedStatement<[agentId: string, from: Date, to: Date, limit: number], { starts_at: Date | string; ends_at: Date | string }>(
+  'slots_in_window',
+  `select starts_at, ends_at from booking_slots
+    where agent_id = $1 and tstzrange(starts_at, ends_at, '[)') && tstzrange($2::timestamptz, $3::timestamptz, '[)')
+    order by starts_at
+    limit $4`,
+);
+
 /**
  * The live occurrences (slots) inside [from, to) with the booking each belongs to, found through the
  * exclusion constraint's range index as `freeBusy` is; one row past the bound says the window is too full.
