@@ -9,7 +9,8 @@
  *   S3  the same list through GraphQL (gateway only; against the reference's S2 of the same round)
  *   S4  200 simultaneous creates of one slot: exactly one 201, the rest 409 slot_taken, no 5xx
  *   S5  S1 with 10 webhooks per agent and 200 graphql-ws subscribers (gateway only; against its S1)
- *   S6  1,000 subscribers of one agent, 200 sequential creates: event createdAt → receipt latency
+ *   S6  1,000 subscribers of one agent, 200 sequential creates: commit (PostgreSQL's commit timestamp) → receipt
+ *       latency, and from the event's createdAt (the clock read before the write) as earlier reports measured
  *   S7  one-month list latency, sequential: an agent with 1 booking vs one with 100,000 past bookings
  *   S8  GET /api/availability: 10 agents with 500 bookings each in a 30-day window, each asking about the
  *       other nine over that window (30-minute slots on a 15-minute grid, limit 50); the reference runs
@@ -560,9 +561,12 @@ async function sequentialList(target: Target, agent: Agent, expectedItems: numbe
 
 interface Subscriber {
   received: number;
-  /** Booking id → ms from the event's createdAt to its receipt (only when recording). */
-  latencies: Map<string, number>;
+  /** Booking id → when its booking.created event arrived, epoch ms (only when recording). */
+  receipts: Map<string, number>;
 }
+
+/** Booking id → its event's `createdAt`, epoch ms (recorded once per event, not per subscriber). */
+const eventCreatedAt = new Map<string, number>();
 
 const BOOKING_EVENTS = 'subscription { bookingEvents { cursor type createdAt booking { id } } }';
 
@@ -588,7 +592,7 @@ async function subscribe(gateway: Target, agents: Agent[], sockets: number, reco
     connected.push(new Promise((resolve) => client.on('connected', resolve)));
     clients.push(client);
     for (const _agent of mine) {
-      const subscriber: Subscriber = { received: 0, latencies: new Map() };
+      const subscriber: Subscriber = { received: 0, receipts: new Map() };
       subscribers.push(subscriber);
       client.subscribe<{ bookingEvents: { createdAt: string; booking: { id: string } } }>(
         { query: BOOKING_EVENTS },
@@ -597,7 +601,9 @@ async function subscribe(gateway: Target, agents: Agent[], sockets: number, reco
             const event = value.data?.bookingEvents;
             if (!event) return void errors.push(JSON.stringify(value.errors ?? value).slice(0, 300));
             subscriber.received++;
-            if (record) subscriber.latencies.set(event.booking.id, now() - Date.parse(event.createdAt));
+            if (!record) return;
+            subscriber.receipts.set(event.booking.id, now());
+            if (!eventCreatedAt.has(event.booking.id)) eventCreatedAt.set(event.booking.id, Date.parse(event.createdAt));
           },
           error: (error) => void errors.push(error instanceof Error ? error.message : JSON.stringify(error).slice(0, 300)),
           complete: () => undefined,
@@ -716,7 +722,7 @@ async function main(): Promise<void> {
   let databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
     dataDir = await mkdtemp(join(tmpdir(), 'gateway-bench-'));
-    database = await startEmbeddedPostgres({ dataDir, logger: createLogger('warn'), ephemeral: true, statementStats: SQL_STATS });
+    database = await startEmbeddedPostgres({ dataDir, logger: createLogger('warn'), ephemeral: true, statementStats: SQL_STATS, commitTimestamps: true });
     handleSignals();
     databaseUrl = database.url;
   }
@@ -943,8 +949,13 @@ async function main(): Promise<void> {
     note(`S6: ${subscribers.length} subscriptions on ${clients.length} sockets, ${subscribers.filter((s) => s.received >= 1).length} live${live ? '' : ' (not all!)'}`);
     const perRound: {
       round: number;
-      p50: number;
-      p99: number;
+      /** From the commit (pg_xact_commit_timestamp); null when the database does not track commit times. */
+      p50: number | null;
+      p99: number | null;
+      /** From the event's createdAt (the clock read before the write was sent), as earlier reports measured. */
+      createdP50: number;
+      createdP99: number;
+      commitAfterCreatedP50: number | null;
       firstReceiptP50: number;
       lastReceiptP50: number;
       lastReceiptMax: number;
@@ -954,7 +965,7 @@ async function main(): Promise<void> {
       drainMs: number;
     }[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      for (const s of subscribers) s.latencies.clear();
+      for (const s of subscribers) s.receipts.clear();
       const tracked: string[] = [];
       const start = Date.UTC(s6Year(round), 0, 1);
       const started = performance.now();
@@ -965,30 +976,46 @@ async function main(): Promise<void> {
       }
       const createMs = Math.round(performance.now() - started);
       // An event can arrive before its create's response: receipts are matched to the created ids at the end.
-      const complete = () => subscribers.filter((s) => tracked.every((id) => s.latencies.has(id))).length;
-      await waitFor(() => subscribers.every((s) => s.latencies.size >= S6_CREATES), 60_000);
+      const complete = () => subscribers.filter((s) => tracked.every((id) => s.receipts.has(id))).length;
+      await waitFor(() => subscribers.every((s) => s.receipts.size >= S6_CREATES), 60_000);
       const drainMs = Math.round(performance.now() - started);
-      const latencies = subscribers.flatMap((s) => tracked.flatMap((id) => (s.latencies.has(id) ? [s.latencies.get(id)!] : [])));
+      // The issue's measure is commit → subscriber: PostgreSQL's commit time of each event's transaction.
+      const { rows: commits } = await db!.query<{ id: string; committed: number | null }>(
+        `select booking_id::text as id, extract(epoch from pg_xact_commit_timestamp(xmin)) * 1000 as committed
+           from booking_events where booking_id = any($1::uuid[]) and type = 'booking.created'`,
+        [tracked],
+      );
+      const committedAt = new Map(commits.filter((row) => row.committed !== null).map((row) => [row.id, Number(row.committed)]));
+      const byCommit = committedAt.size === tracked.length;
+      const origin = (id: string) => (byCommit ? committedAt.get(id)! : eventCreatedAt.get(id)!);
+      const receiptsOf = (id: string) => subscribers.flatMap((s) => (s.receipts.has(id) ? [s.receipts.get(id)!] : []));
+      const perEvent = tracked.map((id) => ({ id, receipts: receiptsOf(id) }));
+      const sinceOrigin = perEvent.flatMap(({ id, receipts }) => receipts.map((at) => at - origin(id)));
+      const sinceCreated = perEvent.flatMap(({ id, receipts }) => receipts.map((at) => at - eventCreatedAt.get(id)!));
       // Per event: when its first and its last subscriber had it (how long one fan-out takes vs. slow events).
-      const perEvent = tracked.map((id) => subscribers.flatMap((s) => (s.latencies.has(id) ? [s.latencies.get(id)!] : [])));
-      const firstReceipt = perEvent.map((values) => Math.min(...values));
-      const lastReceipt = perEvent.map((values) => Math.max(...values));
+      const firstReceipt = perEvent.map(({ id, receipts }) => Math.min(...receipts) - origin(id));
+      const lastReceipt = perEvent.map(({ id, receipts }) => Math.max(...receipts) - origin(id));
       const result = {
         round,
-        p50: round1(percentile(latencies, 50)),
-        p99: round1(percentile(latencies, 99)),
+        p50: byCommit ? round1(percentile(sinceOrigin, 50)) : null,
+        p99: byCommit ? round1(percentile(sinceOrigin, 99)) : null,
+        createdP50: round1(percentile(sinceCreated, 50)),
+        createdP99: round1(percentile(sinceCreated, 99)),
+        commitAfterCreatedP50: byCommit ? round1(percentile(tracked.map((id) => committedAt.get(id)! - eventCreatedAt.get(id)!), 50)) : null,
         firstReceiptP50: round1(percentile(firstReceipt, 50)),
         lastReceiptP50: round1(percentile(lastReceipt, 50)),
         lastReceiptMax: round1(Math.max(...lastReceipt)),
-        deliveries: latencies.length,
+        deliveries: sinceCreated.length,
         complete: complete(),
         createMs,
         drainMs,
       };
       perRound.push(result);
       note(
-        `S6 round ${round + 1}: ${result.deliveries} deliveries, p50 ${result.p50} ms, p99 ${result.p99} ms; per event: first receipt p50 ${result.firstReceiptP50} ms, ` +
-          `last receipt p50 ${result.lastReceiptP50} ms (max ${result.lastReceiptMax}); ${result.complete}/${subscribers.length} subscribers got all ${S6_CREATES}`,
+        `S6 round ${round + 1}: ${result.deliveries} deliveries; commit → receipt p50 ${result.p50 ?? 'n/a'} ms, p99 ${result.p99 ?? 'n/a'} ms; ` +
+          `createdAt → receipt p50 ${result.createdP50} ms, p99 ${result.createdP99} ms (commit p50 ${result.commitAfterCreatedP50 ?? 'n/a'} ms after createdAt); ` +
+          `per event from ${byCommit ? 'commit' : 'createdAt'}: first receipt p50 ${result.firstReceiptP50} ms, last receipt p50 ${result.lastReceiptP50} ms (max ${result.lastReceiptMax}); ` +
+          `${result.complete}/${subscribers.length} subscribers got all ${S6_CREATES}`,
       );
       if (result.complete !== subscribers.length) problems.push(`S6 round ${round + 1}: only ${result.complete} of ${subscribers.length} subscribers received all ${S6_CREATES} events`);
     }
@@ -996,18 +1023,31 @@ async function main(): Promise<void> {
     await Promise.all(clients.map((client) => client.dispose()));
     wsClients.splice(0);
     report.S6 = { subscribers: subscribers.length, sockets: clients.length, creates: S6_CREATES, rounds: perRound, errors: errors.length };
-    console.log(`\n### S6 ${subscribers.length} graphql-ws subscribers of one agent (${clients.length} sockets), ${S6_CREATES} sequential creates: event createdAt → receipt\n`);
+    const fromCommit = perRound.every((r) => r.p50 !== null);
+    console.log(`\n### S6 ${subscribers.length} graphql-ws subscribers of one agent (${clients.length} sockets), ${S6_CREATES} sequential creates: ${fromCommit ? 'commit' : 'event createdAt'} → receipt\n`);
     console.log(
       markdownTable(
-        ['round', 'deliveries', 'p50 ms', 'p99 ms', 'per event: first receipt p50', 'last receipt p50 (max)', 'subscribers with all events', 'creates took ms', 'all delivered after ms'],
-        perRound.map((r) => [r.round + 1, r.deliveries, r.p50, r.p99, r.firstReceiptP50, `${r.lastReceiptP50} (${r.lastReceiptMax})`, `${r.complete}/${subscribers.length}`, r.createMs, r.drainMs]),
+        ['round', 'deliveries', 'commit → receipt p50 / p99 ms', 'createdAt → receipt p50 / p99 ms', 'per event: first receipt p50', 'last receipt p50 (max)', 'subscribers with all events', 'creates took ms', 'all delivered after ms'],
+        perRound.map((r) => [
+          r.round + 1,
+          r.deliveries,
+          r.p50 === null ? 'n/a' : `${r.p50} / ${r.p99}`,
+          `${r.createdP50} / ${r.createdP99}`,
+          r.firstReceiptP50,
+          `${r.lastReceiptP50} (${r.lastReceiptMax})`,
+          `${r.complete}/${subscribers.length}`,
+          r.createMs,
+          r.drainMs,
+        ]),
       ),
     );
-    const p50 = summary(perRound.map((r) => r.p50));
-    const p99 = summary(perRound.map((r) => r.p99));
+    const p50 = summary(perRound.map((r) => r.p50 ?? r.createdP50));
+    const p99 = summary(perRound.map((r) => r.p99 ?? r.createdP99));
+    const createdP99 = summary(perRound.map((r) => r.createdP99));
     compact.push([
       `S6 fan-out to ${subscribers.length} subscribers`,
-      `p50 ${range(p50, 1)} ms, p99 ${range(p99, 1)} ms, ${perRound.every((r) => r.complete === subscribers.length) ? 'all delivered' : 'MISSING deliveries'}`,
+      `${fromCommit ? 'commit' : 'createdAt'} → receipt p50 ${range(p50, 1)} ms, p99 ${range(p99, 1)} ms${fromCommit ? ` (from createdAt: p99 ${range(createdP99, 1)})` : ''}, ` +
+        `${perRound.every((r) => r.complete === subscribers.length) ? 'all delivered' : 'MISSING deliveries'}`,
       'n/a',
       'n/a',
     ]);

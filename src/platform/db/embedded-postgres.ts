@@ -20,6 +20,8 @@ export interface EmbeddedDatabaseOptions {
   ephemeral?: boolean;
   /** Loads `pg_stat_statements` (benchmarks read where the database spends its time). */
   statementStats?: boolean;
+  /** Records when each transaction committed (`pg_xact_commit_timestamp`): benchmarks time events from their commit. */
+  commitTimestamps?: boolean;
 }
 
 const SUPERUSER = 'postgres';
@@ -81,6 +83,7 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
       '-c', 'max_connections=200',
       ...(options.ephemeral ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
       ...(options.statementStats ? ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'] : []),
+      ...(options.commitTimestamps ? ['-c', 'track_commit_timestamp=on'] : []),
     ],
     onLog: (message) => log.debug(message.trim()),
     onError: (error) => log.error({ err: error }, 'embedded PostgreSQL reported an error'),
