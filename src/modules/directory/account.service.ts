@@ -9,8 +9,10 @@ import type { FastifyReply } from 'fastify';
 import type { RateLimitPolicy, RateLimits } from '../../platform/http/rate-limit.js';
 import type { Mailer } from '../../platform/mail/mailer.js';
 import { MagicLinkToken } from './entities/magic-link-token.entity.js';
+import { ACCOUNT_LIMITS } from './limits.js';
 
 export const MAGIC_LINK_TTL_MINUTES = 15;
+
 export const MAGIC_LINK_TTL_MS = MAGIC_LINK_TTL_MINUTES * 60 * 1000;
 /** What a person is told about a link, in the mail and in the API's answer. */
 export const MAGIC_LINK_LIFETIME = `The link works once and expires in ${MAGIC_LINK_TTL_MINUTES} minutes.`;
@@ -74,7 +76,7 @@ export class AccountService {
   /** Normalises and checks an address; 400 naming `email` when it cannot be one. */
   checkEmail(raw: string): string {
     const email = raw.trim().toLowerCase();
-    if (email.length > 254 || !EMAIL.safeParse(email).success) throw AppError.validation({ email: 'must be an e-mail address' });
+    if (email.length > ACCOUNT_LIMITS.emailMaxLength || !EMAIL.safeParse(email).success) throw AppError.validation({ email: 'must be an e-mail address' });
     return email;
   }
 

@@ -14,6 +14,8 @@ export const SUBMISSION_LIMITS = {
   descriptionMaxLength: 1000,
   capabilitiesMax: 50,
   capabilityMaxLength: 100,
+  /** `url` and `api_endpoint`. */
+  urlMaxLength: 2048,
 } as const;
 
 export interface ToolSubmission {
@@ -32,7 +34,8 @@ export function checkToolSubmission(input: ToolSubmission): Record<string, strin
   const fields: Record<string, string> = {};
   if (input.name.trim().length < 1) fields.name = 'is required';
   else if (input.name.length > SUBMISSION_LIMITS.nameMaxLength) fields.name = `must be at most ${SUBMISSION_LIMITS.nameMaxLength} characters`;
-  if (!normalizeToolUrl(input.url)) fields.url = 'must be an absolute http or https URL';
+  if (input.url.length > SUBMISSION_LIMITS.urlMaxLength) fields.url = `must be at most ${SUBMISSION_LIMITS.urlMaxLength} characters`;
+  else if (!normalizeToolUrl(input.url)) fields.url = 'must be an absolute http or https URL';
   if (input.description.trim().length < 1) fields.description = 'is required';
   else if (input.description.length > SUBMISSION_LIMITS.descriptionMaxLength) {
     fields.description = `must be at most ${SUBMISSION_LIMITS.descriptionMaxLength} characters`;
@@ -43,8 +46,9 @@ export function checkToolSubmission(input: ToolSubmission): Record<string, strin
   else if (capabilities.some((capability) => capability.trim().length < 1 || capability.length > SUBMISSION_LIMITS.capabilityMaxLength)) {
     fields.capabilities = `entries must be 1 to ${SUBMISSION_LIMITS.capabilityMaxLength} characters`;
   }
-  if (input.apiEndpoint !== undefined && input.apiEndpoint !== null && !normalizeToolUrl(input.apiEndpoint)) {
-    fields.api_endpoint = 'must be an absolute http or https URL';
+  if (input.apiEndpoint !== undefined && input.apiEndpoint !== null) {
+    if (input.apiEndpoint.length > SUBMISSION_LIMITS.urlMaxLength) fields.api_endpoint = `must be at most ${SUBMISSION_LIMITS.urlMaxLength} characters`;
+    else if (!normalizeToolUrl(input.apiEndpoint)) fields.api_endpoint = 'must be an absolute http or https URL';
   }
   if (input.authMethod !== undefined && input.authMethod !== null && !(AUTH_METHODS as readonly string[]).includes(input.authMethod)) {
     fields.auth_method = `must be one of ${AUTH_METHODS.join(', ')}`;

@@ -102,7 +102,10 @@ export interface DeliveryView {
   createdAt: Date;
 }
 
-const URL_MAX_LENGTH = 2048;
+export const WEBHOOK_LIMITS = {
+  /** An endpoint URL, in the REST schema and the service's own check (GraphQL and MCP reach only that). */
+  urlMaxLength: 2048,
+} as const;
 
 function toWebhookView(webhook: Webhook): WebhookView {
   return {
@@ -434,7 +437,7 @@ export class WebhookService {
     } catch {
       throw AppError.validation({ url: 'must be an absolute http or https URL' });
     }
-    if (raw.length > URL_MAX_LENGTH) throw AppError.validation({ url: `must be at most ${URL_MAX_LENGTH} characters` });
+    if (raw.length > WEBHOOK_LIMITS.urlMaxLength) throw AppError.validation({ url: `must be at most ${WEBHOOK_LIMITS.urlMaxLength} characters` });
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw AppError.validation({ url: 'must be an absolute http or https URL' });
     if (url.username || url.password) throw AppError.validation({ url: 'must not carry credentials' });
     let refused: string | undefined;

@@ -252,6 +252,27 @@ describe('tool directory', () => {
       expect(t.sql.statements.length).toBeLessThanOrEqual(5);
     });
 
+    it('bounds a tool URL alike in GraphQL and REST: 2,048 characters pass, 2,049 are refused naming url, nothing written', async () => {
+      const urlOf = (length: number, host: string) => `https://${host}.example.com/${'p'.repeat(length - `https://${host}.example.com/`.length)}`;
+      const longest = await t.gql(SubmitToolDocument, { input: { name: 'Long', url: urlOf(2048, 'gql-long'), description: 'x', categoryId: 2 } }, bearer(alice.token));
+      expect(longest.errors).toBeUndefined();
+      expect((await post('/api/tools', toolBody({ url: urlOf(2048, 'rest-long') }), alice)).statusCode).toBe(201);
+      const before = (await get('/api/stats')).json().stats.total_tools;
+      const tooLong = await t.gql(SubmitToolDocument, { input: { name: 'Longer', url: urlOf(2049, 'gql-longer'), description: 'x', categoryId: 2 } }, bearer(alice.token));
+      expect(tooLong.errors?.[0]?.extensions?.code).toBe('validation');
+      expect(tooLong.errors?.[0]?.message).toMatch(/url/);
+      const endpoint = await t.gql(
+        SubmitToolDocument,
+        { input: { name: 'Endpoint', url: 'https://endpoint.example.com', apiEndpoint: urlOf(2049, 'api'), description: 'x', categoryId: 2 } },
+        bearer(alice.token),
+      );
+      expect(endpoint.errors?.[0]?.message).toMatch(/api_endpoint|apiEndpoint/);
+      const rest = await post('/api/tools', toolBody({ url: urlOf(2049, 'rest-longer') }), alice);
+      expect(rest.statusCode).toBe(400);
+      expect(rest.json().message).toMatch(/url/);
+      expect((await get('/api/stats')).json().stats.total_tools).toBe(before);
+    });
+
     it('submits and votes through the same services, and knows the viewer', async () => {
       const submitted = await t.gql(SubmitToolDocument, { input: { name: 'Gql Tool', url: 'https://gql-tool.example.com', description: 'x', categoryId: 2 } }, bearer(alice.token));
       expect(submitted.data!.submitTool).toMatchObject({ name: 'Gql Tool', submissionSource: 'human', category: { slug: 'writing' } });

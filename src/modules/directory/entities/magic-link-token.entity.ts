@@ -1,4 +1,5 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { ACCOUNT_LIMITS } from '../limits.js';
 
 /** A one-time sign-in token, stored only as its SHA-256 hash; redeemed at most once. */
 @Entity({ tableName: 'magic_link_tokens' })
@@ -6,7 +7,7 @@ export class MagicLinkToken {
   @PrimaryKey({ type: 'string', length: 64 })
   tokenHash!: string;
 
-  @Property({ type: 'string', length: 254 })
+  @Property({ type: 'string', length: ACCOUNT_LIMITS.emailMaxLength })
   email!: string;
 
   @Property({ type: 'Date', columnType: 'timestamptz' })

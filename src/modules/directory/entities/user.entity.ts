@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { ACCOUNT_LIMITS } from '../limits.js';
 
 /** A directory account: created on the first magic-link sign-in of an e-mail address. */
 @Entity({ tableName: 'users' })
@@ -8,7 +9,7 @@ export class User {
   id: string = randomUUID();
 
   /** Lower-cased. */
-  @Property({ type: 'string', length: 254, unique: 'users_email_key' })
+  @Property({ type: 'string', length: ACCOUNT_LIMITS.emailMaxLength, unique: 'users_email_key' })
   email!: string;
 
   @Property({ type: 'Date', columnType: 'timestamptz' })

@@ -1,5 +1,6 @@
 import { SECURITY } from '../../../platform/http/openapi.js';
 import { AUTH_METHODS, PRICING_MODELS } from '../entities/tool.entity.js';
+import { ACCOUNT_LIMITS } from '../limits.js';
 import { TOOL_LIMITS, TOOL_SORTS } from '../tool.service.js';
 
 const dateTime = { type: 'string', format: 'date-time' } as const;
@@ -100,11 +101,11 @@ export const submitToolRoute = {
     required: ['name', 'url', 'description', 'category_id'],
     properties: {
       name: { type: 'string', minLength: 1, maxLength: TOOL_LIMITS.nameMaxLength },
-      url: { type: 'string', minLength: 1, maxLength: 2048 },
+      url: { type: 'string', minLength: 1, maxLength: TOOL_LIMITS.urlMaxLength },
       description: { type: 'string', minLength: 1, maxLength: TOOL_LIMITS.descriptionMaxLength },
       category_id: { type: 'integer', minimum: 1 },
       capabilities: { type: 'array', maxItems: TOOL_LIMITS.capabilitiesMax, items: { type: 'string', minLength: 1, maxLength: TOOL_LIMITS.capabilityMaxLength } },
-      api_endpoint: { type: 'string', maxLength: 2048 },
+      api_endpoint: { type: 'string', maxLength: TOOL_LIMITS.urlMaxLength },
       auth_method: { type: 'string', enum: [...AUTH_METHODS] },
       pricing_model: { type: 'string', enum: [...PRICING_MODELS] },
     },
@@ -200,7 +201,7 @@ export const magicLinkRoute = {
   summary: 'E-mail a one-time sign-in link (same answer for every address)',
   tags: ['accounts'],
   security: SECURITY.public,
-  body: { type: 'object', required: ['email'], properties: { email: { type: 'string', minLength: 3, maxLength: 254 } } },
+  body: { type: 'object', required: ['email'], properties: { email: { type: 'string', minLength: 3, maxLength: ACCOUNT_LIMITS.emailMaxLength } } },
   response: { 200: { type: 'object', required: ['success', 'message'], properties: { success: { type: 'boolean' }, message: { type: 'string' } } }, ...errors(400) },
 } as const;
 
@@ -209,7 +210,7 @@ export const verifyRoute = {
   summary: 'Redeem a sign-in link for a 7-day JWT',
   tags: ['accounts'],
   security: SECURITY.public,
-  body: { type: 'object', required: ['token'], properties: { token: { type: 'string', minLength: 1, maxLength: 200 } } },
+  body: { type: 'object', required: ['token'], properties: { token: { type: 'string', minLength: 1, maxLength: ACCOUNT_LIMITS.magicLinkTokenMaxLength } } },
   response: {
     200: {
       type: 'object',

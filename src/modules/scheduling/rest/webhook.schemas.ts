@@ -2,6 +2,7 @@
 import { SECURITY } from '../../../platform/http/openapi.js';
 import { BOOKING_EVENT_TYPES } from '../entities/booking-event.entity.js';
 import { MAX_WEBHOOKS_PER_AGENT } from '../entities/webhook.entity.js';
+import { WEBHOOK_LIMITS } from '../webhook.service.js';
 import { errorResponses } from './common.schemas.js';
 
 const webhookItem = {
@@ -28,7 +29,7 @@ export const registerWebhookRoute = {
     additionalProperties: false,
     required: ['url'],
     properties: {
-      url: { type: 'string', minLength: 1, maxLength: 2048 },
+      url: { type: 'string', minLength: 1, maxLength: WEBHOOK_LIMITS.urlMaxLength },
       events: { type: 'array', items: { type: 'string' }, maxItems: 10 },
     },
   },
