@@ -1,9 +1,9 @@
 import { DriverException } from '@mikro-orm/core';
 
 /**
- * Reading PostgreSQL errors. Services ask which named constraint a write violated and turn it into
- * their own domain error (`booking_slots_no_overlap` → `slot_taken`); `toAppError` (platform/errors.ts)
- * turns a violation no service claimed into a plain `conflict` and an error `isDatabaseUnavailable`
+ * Reading PostgreSQL errors. `toAppError` (platform/errors.ts) asks which named constraint a write
+ * violated and looks it up in the tables the modules registered (`booking_slots_no_overlap` →
+ * `slot_taken`; an unregistered one is a plain `conflict`), and turns an error `isDatabaseUnavailable`
  * recognises into `unavailable`. `retryTransient` reruns a transaction broken off by a deadlock or a
  * serialization failure.
  */
