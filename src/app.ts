@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { RequestContext } from '@mikro-orm/core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import pg from 'pg';
@@ -10,6 +9,7 @@ import { createMailer, type Mailer } from './platform/mail/mailer.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import { Notifications } from './platform/db/notifications.js';
 import { Statements } from './platform/db/statements.js';
+import { inUnitOfWork } from './platform/db/unit-of-work.js';
 import { closeSilentConnections, connectionSettings } from './platform/db/timeouts.js';
 import type { Orm } from './platform/db/orm.js';
 import { buildGatewaySchema, resolverContainer } from './platform/graphql/schema.js';
@@ -87,7 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const requestMetrics = new RequestMetrics(metrics);
   requestMetrics.install(app);
   // One unit of work per request: every service call in it sees the same EntityManager fork.
-  app.addHook('onRequest', (_request, _reply, done) => RequestContext.create(orm.em, done));
+  app.addHook('onRequest', (_request, _reply, done) => inUnitOfWork(done));
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -191,10 +191,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     schema,
     logger,
     actors,
-    runInScope: (operation) => RequestContext.create(orm.em, operation),
+    runInScope: inUnitOfWork,
     clientAddress: (request) => clientAddress(request, trust),
     metrics,
-    entityManager: () => (RequestContext.getEntityManager() as typeof orm.em | undefined) ?? orm.em.fork(),
     buildContext: (base) => ({
       ...base,
       scheduling: scheduling.createContext(base),
@@ -205,7 +204,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await notifications.start();
   await pricing.start();
-  const inScope = (handler: TaskHandler): TaskHandler => (payload) => RequestContext.create(orm.em, () => handler(payload));
+  const inScope = (handler: TaskHandler): TaskHandler => (payload) => inUnitOfWork(() => handler(payload));
   const runner =
     deps.jobs === false
       ? undefined

@@ -5,6 +5,7 @@ import { runMigrations as runWorkerMigrations } from 'graphile-worker';
 import type { Logger } from '../logger.js';
 import { silentWorkerLogger } from '../jobs/worker-logger.js';
 import { closeSilentConnections, connectionSettings, type DatabaseTimeouts } from './timeouts.js';
+import { currentUnitOfWork } from './unit-of-work.js';
 
 export type Orm = MikroORM;
 
@@ -23,7 +24,9 @@ export interface OrmOptions {
 /** Connects MikroORM to PostgreSQL. The entity list and migrations come from the modules, not from platform. */
 export async function createOrm(options: OrmOptions): Promise<Orm> {
   const log = options.logger.child({ component: 'orm' });
-  return MikroORM.init({
+  // The ORM's own root entity manager, known once init returns; the context function reads it later.
+  const created: { root?: MikroORM['em'] } = {};
+  const orm = await MikroORM.init({
     clientUrl: options.clientUrl,
     entities: options.entities,
     metadataProvider: ReflectMetadataProvider,
@@ -31,8 +34,9 @@ export async function createOrm(options: OrmOptions): Promise<Orm> {
     discovery: { warnWhenNoEntities: true },
     pool: { min: 0, max: options.poolMax ?? 20 },
     ...(options.timeouts ? { driverOptions: { ...connectionSettings(options.timeouts), onPoolCreated: closeSilentConnections } } : {}),
-    // Request handlers must work on a fork (RequestContext); touching the global EM is a bug.
+    // Request handlers must work on a fork (their unit of work); touching the global EM is a bug.
     allowGlobalContext: false,
+    context: () => (created.root ? currentUnitOfWork(created.root) : undefined),
     forceUtcTimezone: true,
     ensureDatabase: false,
     migrations: {
@@ -50,6 +54,8 @@ export async function createOrm(options: OrmOptions): Promise<Orm> {
     logger: (message) => log.debug(message),
     colors: false,
   });
+  created.root = orm.em;
+  return orm;
 }
 
 /**

@@ -12,7 +12,6 @@ import type { Actor, ActorResolver } from '../auth/actor.js';
 import { parseCredential, type PresentedCredential } from '../auth/credentials.js';
 import { AppError } from '../errors.js';
 import { addressKey } from '../http/client-address.js';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger.js';
 import { formatGraphQLError } from './errors.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -29,8 +28,6 @@ export interface PlatformContext extends BaseContext {
   /** Who is calling: resolved once per HTTP request or WebSocket connection, on first use. */
   readonly actor: () => Promise<Actor>;
   readonly log: Logger;
-  /** This operation's unit of work: the request's fork over HTTP, a fresh fork per WebSocket operation. */
-  readonly em: EntityManager;
   /** A request header (HTTP) or connection parameter (WebSocket), by lower-case name. */
   header(name: string): string | undefined;
   /** The client's address (rate limits). */
@@ -45,8 +42,6 @@ export interface GraphQLServerOptions<Context extends PlatformContext> {
   actors: ActorResolver;
   /** Runs one operation in its own unit of work (an EntityManager fork). */
   runInScope: <T>(operation: () => T) => T;
-  /** The current request's EntityManager, or a new fork where no request scope is active. */
-  entityManager: () => EntityManager;
   logger: Logger;
   /** The client's address of a WebSocket upgrade (behind trusted proxies, the forwarded one). */
   clientAddress: (request: IncomingMessage) => string;
@@ -168,7 +163,6 @@ export async function registerGraphQL<Context extends PlatformContext>(
           credential: request.credential,
           actor: request.actor,
           log: request.log,
-          em: options.entityManager(),
           ip: request.ip,
           header: (name) => {
             const value = request.headers[name];
@@ -243,7 +237,6 @@ export async function registerGraphQL<Context extends PlatformContext>(
           // Set when the connection was acknowledged, which comes before any operation.
           actor: ctx.extra.actor ?? options.actors.once(connectionCredential(params)),
           log: log.child({ connectionId: ctx.extra.connectionId, operationId: id }),
-          em: options.entityManager(),
           ip: options.clientAddress(ctx.extra.request),
           header: (name) => {
             const value = params[name];
