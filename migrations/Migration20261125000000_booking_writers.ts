@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * One writer for the booking aggregate (a booking row and its slots): five functions, and every
+ * One writer for the booking aggregate (a booking row and its slots): six functions, and every
  * change to either table goes through them, whichever operation asks.
  *
  * - `booking_insert`: a confirmed booking with its slots, `live_until` from the slots.
@@ -11,6 +11,7 @@ import { Migration } from '@mikro-orm/migrations';
  * - `booking_extend_series`: a series' next occurrences become slots (the nightly horizon extension),
  *   except those another booking took meanwhile, which leave the series.
  * - `booking_cancel`: soft-cancel of the owner's confirmed booking, its slots freed.
+ * - `booking_mark_reminded`: the reminder's mark, once, on a confirmed booking that has not started.
  *
  * Before, `accept_proposal` (a proposal operation) inserted and moved bookings and slots itself, and
  * removing an occurrence was written twice: in `accept_proposal` and in the service's
@@ -110,6 +111,19 @@ export class Migration20261125000000_booking_writers extends Migration {
         if found then
           delete from booking_slots where booking_id = p_booking;
         end if;
+        return v_booking;
+      end
+      $$;`);
+
+    // Null when there is nothing to remind: cancelled, started, or reminded already.
+    this.addSql(`
+      create function booking_mark_reminded(p_booking uuid, p_at timestamptz) returns bookings language plpgsql as $$
+      declare
+        v_booking bookings;
+      begin
+        update bookings set warning_sent_at = p_at
+         where id = p_booking and status = 'confirmed' and warning_sent_at is null and starts_at > p_at
+        returning * into v_booking;
         return v_booking;
       end
       $$;`);

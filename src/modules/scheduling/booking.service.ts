@@ -26,6 +26,7 @@ import {
   CREATE_BOOKING,
   DUE_REMINDERS,
   bookingViewOfRow,
+  type BookingRow,
 } from './sql/booking.sql.js';
 
 export const BOOKING_LIMITS = {
@@ -372,13 +373,9 @@ export class BookingService {
         if (!current) return undefined;
         // The agent's lock first, as every calendar write takes it (and the event needs it).
         await lockAgent(tx, current.agent.id);
-        const sent = await tx.nativeUpdate(
-          Booking,
-          { id: bookingId, status: 'confirmed', warningSentAt: null, startsAt: { $gt: now } },
-          { warningSentAt: now },
-        );
-        if (!sent) return undefined;
-        const booking = toBookingView(await tx.findOneOrFail(Booking, bookingId, { refresh: true }));
+        const [marked] = await tx.execute<(BookingRow | { id: null })[]>('select * from booking_mark_reminded(?, ?)', [bookingId, now]);
+        if (!marked?.id) return undefined;
+        const booking = bookingViewOfRow(marked);
         return recordBookingEvent(tx, { agentId: booking.agentId, type: 'booking.reminder', booking, at: now });
       }),
     );
