@@ -34,8 +34,11 @@ export function checkToolSubmission(input: ToolSubmission): Record<string, strin
   const fields: Record<string, string> = {};
   if (input.name.trim().length < 1) fields.name = 'is required';
   else if (input.name.length > SUBMISSION_LIMITS.nameMaxLength) fields.name = `must be at most ${SUBMISSION_LIMITS.nameMaxLength} characters`;
+  const normalizedUrl = input.url.length > SUBMISSION_LIMITS.urlMaxLength ? undefined : normalizeToolUrl(input.url);
   if (input.url.length > SUBMISSION_LIMITS.urlMaxLength) fields.url = `must be at most ${SUBMISSION_LIMITS.urlMaxLength} characters`;
-  else if (!normalizeToolUrl(input.url)) fields.url = 'must be an absolute http or https URL';
+  else if (!normalizedUrl) fields.url = 'must be an absolute http or https URL';
+  // The normalized form (percent-encoded, what the unique index holds) may be longer than what was sent.
+  else if (normalizedUrl.length > SUBMISSION_LIMITS.urlMaxLength) fields.url = `must be at most ${SUBMISSION_LIMITS.urlMaxLength} characters once percent-encoded`;
   if (input.description.trim().length < 1) fields.description = 'is required';
   else if (input.description.length > SUBMISSION_LIMITS.descriptionMaxLength) {
     fields.description = `must be at most ${SUBMISSION_LIMITS.descriptionMaxLength} characters`;

@@ -232,7 +232,9 @@ export class BookingService {
     return retryTransient(() =>
       this.em.transactional(async (tx) => {
         await lockAgent(tx, actor.id);
-        const booking = await this.findOwned(tx, actor, bookingId);
+        // Read again under the lock: the writers change the row in SQL, so an entity an earlier call of
+        // the same operation loaded (the unit of work keeps it) may be out of date.
+        const booking = await this.findOwned(tx, actor, bookingId, { refresh: true });
         if (!booking.rrule) throw AppError.validation({ bookingId: 'is not a recurring booking: cancel the booking instead' });
         if (booking.status !== 'confirmed') throw AppError.validation({ bookingId: 'is cancelled' });
         const occurrence = this.expandStored(booking, { from: startsAt, limit: 1 })[0];
@@ -431,8 +433,8 @@ export class BookingService {
     return expandRule(rule, booking, { ...options, excluded: booking.exdates.map((date) => new Date(date)) });
   }
 
-  private async findOwned(em: EntityManager, actor: AgentRecord, bookingId: string): Promise<Booking> {
-    const booking = isUuid(bookingId) ? await em.findOne(Booking, { id: bookingId }) : null;
+  private async findOwned(em: EntityManager, actor: AgentRecord, bookingId: string, options: { refresh?: boolean } = {}): Promise<Booking> {
+    const booking = isUuid(bookingId) ? await em.findOne(Booking, { id: bookingId }, options) : null;
     if (!booking) throw bookingNotFound(bookingId);
     if (booking.agent.id !== actor.id) throw notYourBooking();
     return booking;

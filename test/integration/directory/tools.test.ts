@@ -267,6 +267,14 @@ describe('tool directory', () => {
         bearer(alice.token),
       );
       expect(endpoint.errors?.[0]?.message).toMatch(/api_endpoint|apiEndpoint/);
+      // 2,000 characters that percent-encode to 9 each: the stored, indexed form would be ~18,000.
+      const wide = `https://wide.example.com/${'一'.repeat(2000)}`;
+      const encoded = await t.gql(SubmitToolDocument, { input: { name: 'Wide', url: wide, description: 'x', categoryId: 2 } }, bearer(alice.token));
+      expect(encoded.errors?.[0]?.extensions?.code).toBe('validation');
+      expect(encoded.errors?.[0]?.message).toMatch(/url.*percent-encoded/);
+      const wideRest = await post('/api/tools', toolBody({ url: wide }), alice);
+      expect(wideRest.statusCode).toBe(400);
+      expect(wideRest.json().message).toMatch(/url/);
       const rest = await post('/api/tools', toolBody({ url: urlOf(2049, 'rest-longer') }), alice);
       expect(rest.statusCode).toBe(400);
       expect(rest.json().message).toMatch(/url/);

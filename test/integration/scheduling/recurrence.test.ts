@@ -189,6 +189,28 @@ describe('recurring bookings', () => {
     expect(missing.errors?.[0]?.extensions).toEqual({ code: 'not_found' });
   });
 
+  it('cancelOccurrence twice in one operation: the second sees the first (not_found), one EXDATE; after cancelBooking it refuses', async () => {
+    const agent = await createAgent(t, root);
+    const created = await createSeries(agent, '2030-10-01T09:00:00Z', '2030-10-01T10:00:00Z', 'FREQ=DAILY;COUNT=5');
+    const id = created.data!.createBooking.id;
+    const graphql = async (query: string) =>
+      (await t.rest({ method: 'POST', url: '/graphql', headers: bearer(agent.token), payload: { query } })).json() as {
+        data?: Record<string, unknown> | null;
+        errors?: { path?: string[]; extensions?: { code?: string } }[];
+      };
+    const twice = await graphql(
+      `mutation { a: cancelOccurrence(bookingId: "${id}", startsAt: "2030-10-02T09:00:00Z") { id } b: cancelOccurrence(bookingId: "${id}", startsAt: "2030-10-02T09:00:00Z") { id } }`,
+    );
+    expect(twice.errors?.map((error) => [error.path?.[0], error.extensions?.code])).toEqual([['b', 'not_found']]);
+    expect(await t.query('select exdates from bookings where id = $1', [id])).toEqual([{ exdates: ['2030-10-02T09:00:00.000Z'] }]);
+
+    const afterCancel = await graphql(
+      `mutation { a: cancelBooking(id: "${id}") { id } b: cancelOccurrence(bookingId: "${id}", startsAt: "2030-10-03T09:00:00Z") { id } }`,
+    );
+    expect(afterCancel.errors?.map((error) => [error.path?.[0], error.extensions?.code])).toEqual([['b', 'validation']]);
+    expect(await t.query('select status, exdates from bookings where id = $1', [id])).toEqual([{ status: 'cancelled', exdates: ['2030-10-02T09:00:00.000Z'] }]);
+  });
+
   it('extends open-ended series a year ahead every night, giving up occurrences taken meanwhile', async () => {
     const jobs = await startTestApp({ clock, databaseUrl: t.databaseUrl });
     try {
