@@ -168,10 +168,26 @@ describe('/browse in headless Chromium', () => {
   it('returns a visitor with a rejected token to the signed-out state with a message', async () => {
     await page.goto(`${base}/browse`);
     await page.evaluate(() => localStorage.setItem('lp_token', 'expired.or.forged'));
+    // Whatever error the page shows, and what /graphql answered, so a failure says which path it took
+    // (it timed out once in a loaded full run, waiting for this text).
+    const answers: string[] = [];
+    const onResponse = (response: { url(): string; status(): number }) => {
+      if (new URL(response.url()).pathname === '/graphql') answers.push(String(response.status()));
+    };
+    page.on('response', onResponse);
     await page.reload();
-    await page.getByText('Your session has expired or was rejected. Please sign in again.').waitFor();
+    const alert = page.getByRole('alert');
+    await alert.waitFor({ timeout: 45_000 }).catch(async (error: unknown) => {
+      const shown = await page.evaluate(() => document.body.innerText.slice(0, 500)).catch(() => '(page not readable)');
+      throw new Error(`no error notice after the reload; /graphql answered ${JSON.stringify(answers)}; the page shows: ${shown}`, { cause: error });
+    });
+    page.off('response', onResponse);
+    expect({ text: await alert.innerText(), answers }).toEqual({
+      text: expect.stringContaining('Your session has expired or was rejected. Please sign in again.'),
+      answers: expect.arrayContaining(['200']),
+    });
     expect(await page.evaluate(() => localStorage.getItem('lp_token'))).toBeNull();
-  });
+  }, 60_000);
 
   it('fits a 360 px wide screen and is usable from the keyboard', async () => {
     const phone = await browser.newPage({ viewport: { width: 360, height: 740 } });
