@@ -9,6 +9,20 @@ const dateTime = { type: 'string', format: 'date-time' } as const;
 /** Seed 000's `OccurrenceSlot` shape: a slot is a slot. */
 const freeSlot = { type: 'object', additionalProperties: false, required: ['startsAt', 'endsAt'], properties: { startsAt: dateTime, endsAt: dateTime } } as const;
 
+/** What a search for common free time asks: the route's query here, `POST /api/proposals/first-available`'s body too. */
+export const availabilitySearchProperties = {
+  duration: { type: 'integer', minimum: L.durationMin, maximum: L.durationMax, description: 'Slot length in minutes.' },
+  from: dateTime,
+  to: { ...dateTime, description: `After from, at most ${L.maxWindowDays} days later.` },
+  granularity: {
+    type: 'integer',
+    minimum: L.granularityMin,
+    maximum: L.granularityMax,
+    default: L.granularityDefault,
+    description: 'Minutes between candidate starts (multiples of it since 1970-01-01T00:00Z).',
+  },
+} as const;
+
 export const availabilityRoute = {
   operationId: 'getAvailability',
   summary: 'Free slots common to the caller and other agents',
@@ -31,16 +45,7 @@ export const availabilityRoute = {
         maxLength: L.maxOtherAgents * (SCHEDULING_LIMITS.agentIdMaxLength + 2),
         description: `Agent ids separated by commas, at most ${L.maxOtherAgents}; the caller is always included and may be left out.`,
       },
-      duration: { type: 'integer', minimum: L.durationMin, maximum: L.durationMax, description: 'Slot length in minutes.' },
-      from: dateTime,
-      to: { ...dateTime, description: `After from, at most ${L.maxWindowDays} days later.` },
-      granularity: {
-        type: 'integer',
-        minimum: L.granularityMin,
-        maximum: L.granularityMax,
-        default: L.granularityDefault,
-        description: 'Minutes between candidate starts.',
-      },
+      ...availabilitySearchProperties,
       limit: { type: 'integer', minimum: 1, maximum: L.firstMax, default: L.firstDefault },
       after: { type: 'string', minLength: 1, maxLength: 100, description: 'The `nextCursor` of the previous page.' },
     },

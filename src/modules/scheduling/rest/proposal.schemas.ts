@@ -1,7 +1,7 @@
 import { SECURITY } from '../../../platform/http/openapi.js';
 import { PROPOSAL_STATUSES } from '../entities/proposal.entity.js';
-import { AVAILABILITY_LIMITS as L } from '../availability.service.js';
 import { PROPOSAL_LIMITS } from '../proposal.service.js';
+import { availabilitySearchProperties } from './availability.schemas.js';
 import { errorResponses } from './common.schemas.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../limits.js';
 
@@ -80,16 +80,7 @@ export const proposeFirstAvailableBody = {
   required: ['targetAgentId', 'duration', 'from', 'to'],
   properties: {
     targetAgentId: { type: 'string', minLength: 1, maxLength: PROPOSAL_LIMITS.agentIdMaxLength },
-    duration: { type: 'integer', minimum: L.durationMin, maximum: L.durationMax, description: 'Slot length in minutes.' },
-    from: dateTime,
-    to: { ...dateTime, description: `After from, at most ${L.maxWindowDays} days later.` },
-    granularity: {
-      type: 'integer',
-      minimum: L.granularityMin,
-      maximum: L.granularityMax,
-      default: L.granularityDefault,
-      description: 'Minutes between candidate starts (multiples of it since 1970-01-01T00:00Z).',
-    },
+    ...availabilitySearchProperties,
   },
 } as const;
 
