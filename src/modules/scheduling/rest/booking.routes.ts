@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { BookingService } from '../booking.service.js';
-import { presentBooking, presentSlot } from './booking.presenter.js';
 import { cancelBookingRoute, createBookingRoute, listBookingsRoute, occurrencesRoute } from './booking.schemas.js';
 
 const optionalDate = (value: string | undefined) => (value === undefined ? undefined : new Date(value));
@@ -17,7 +16,7 @@ export function registerBookingRoutes(app: FastifyInstance, bookings: BookingSer
         { agentId, startsAt: new Date(startsAt), endsAt: new Date(endsAt) },
         request.headers['idempotency-key'],
       );
-      return reply.code(201).send(presentBooking(booking));
+      return reply.code(201).send(booking);
     },
   );
 
@@ -25,7 +24,7 @@ export function registerBookingRoutes(app: FastifyInstance, bookings: BookingSer
     const actor = await request.actor();
     const { limit, from, to } = request.query;
     const page = await bookings.list(actor, { from: optionalDate(from), to: optionalDate(to) }, limit);
-    return { items: page.items.map(presentBooking) };
+    return { items: page.items };
   });
 
   app.delete<{ Params: { id: string } }>('/api/bookings/:id', { schema: cancelBookingRoute }, async (request, reply) => {
@@ -40,7 +39,7 @@ export function registerBookingRoutes(app: FastifyInstance, bookings: BookingSer
     async (request) => {
       const actor = await request.actor();
       const slots = await bookings.occurrences(actor, request.params.id, request.query.limit);
-      return { items: slots.map(presentSlot) };
+      return { items: slots };
     },
   );
 }

@@ -17,7 +17,11 @@ export const bookingCreateBody = {
   },
 } as const;
 
-/** Seed 000 `BookingItem`. */
+/**
+ * Seed 000 `BookingItem`. The routes send the `BookingView` itself: fast-json-stringify writes its Date
+ * values in exactly `toISOString`'s form, so no string is made per time only to be scanned for escapes
+ * again (a page of 50 bookings has 200 times; about 5 % of the gateway's CPU in S2).
+ */
 export const bookingItem = {
   type: 'object',
   additionalProperties: false,
