@@ -135,10 +135,14 @@ describe('a server process that is stopped or killed', () => {
         const [delivered] = await receiver.waitFor(1, 20_000);
         expect(delivered!.json.data.booking.id).toBe(booked.body.id);
         expect(delivered!.headers['webhook-id']).toBe(receiver.hitHeaders[0]!['webhook-id']);
-        const { rows } = await db.query<{ status: string; attempts: number }>(
-          `select d.status, d.attempts from webhook_deliveries d join booking_events e on e.id = d.event_id where e.booking_id = $1`,
-          [booked.body.id],
-        );
+        // The outcome is recorded after the receiver has answered (outcomes are written in batches).
+        const rows = await eventually(async () => {
+          const { rows: found } = await db.query<{ status: string; attempts: number }>(
+            `select d.status, d.attempts from webhook_deliveries d join booking_events e on e.id = d.event_id where e.booking_id = $1`,
+            [booked.body.id],
+          );
+          return found.some((row) => row.status === 'pending') ? undefined : found;
+        }, 10_000);
         expect(rows).toEqual([{ status: 'delivered', attempts: 1 }]);
         expect(receiver.received).toHaveLength(1);
       } finally {
