@@ -25,7 +25,7 @@ function harness() {
   const subscribe = async (query: string, token = 'a', variableValues = {}) =>
     (await subscribeSharingExecution(
       { schema, document: parse(query), rootValue, contextValue: { token }, variableValues },
-      (context) => (context as { token: string }).token,
+      { viewerKey: (context) => (context as { token: string }).token, payloadOf: (result) => result },
     )) as AsyncGenerator<ExecutionResult>;
   return { emitter, subscribe, event, executions: () => executions };
 }

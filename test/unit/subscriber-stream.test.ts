@@ -57,6 +57,32 @@ describe('SubscriberStream', () => {
     await expect(lagging.next()).rejects.toMatchObject({ code: 'subscriber_lagging' });
   });
 
+  it('pushes live events while its consumer waits, queues the rest for next(), and ends when the connection falls behind', async () => {
+    const stream = new SubscriberStream(replayOf(3, [4, 5]), () => undefined);
+    const pushed: string[] = [];
+    let keepingUp = true;
+    stream.pushWhileWaiting((pushedEvent) => {
+      pushed.push(pushedEvent.cursor);
+      return keepingUp;
+    });
+    offer(stream, 6); // during the replay: for next(), after the replayed events
+    expect(await cursors(stream, 3)).toEqual(['4', '5', '6']);
+    offer(stream, 7); // nobody waits yet (the last event may still be being sent): for next()
+    expect(pushed).toEqual([]);
+    expect((await stream.next()).value).toEqual(event(7));
+    const waiting = stream.next();
+    offer(stream, 7); // already handed out
+    offer(stream, 8);
+    offer(stream, 9);
+    expect(pushed).toEqual(['8', '9']);
+    keepingUp = false;
+    offer(stream, 10);
+    expect(pushed).toEqual(['8', '9', '10']);
+    await expect(waiting).rejects.toMatchObject({ code: 'subscriber_lagging' });
+    offer(stream, 11);
+    expect(pushed).toEqual(['8', '9', '10']);
+  });
+
   it('ends at once while it waits, and when the bus closes', async () => {
     const stream = new SubscriberStream(replayOf(0, []), () => undefined);
     const waiting = stream.next();

@@ -5,6 +5,7 @@ import type { Logger } from '../../platform/logger.js';
 import { fromBookingItem, toBookingItem, type BookingEventView, type BookingItem, type BookingView } from './booking-item.js';
 import type { BookingEventType } from './entities/booking-event.entity.js';
 import { EVENTS_AFTER, LATEST_EVENTS, type BookingEventRow, type WrittenEvents } from './sql/booking-event.sql.js';
+import { AgentFanOut } from './fan-out.js';
 import { SubscriberStream } from './subscriber-stream.js';
 
 export type { BookingEventView } from './booking-item.js';
@@ -156,7 +157,7 @@ class AgentFeed {
  */
 export class BookingEventBus {
   private readonly feeds = new Map<string, Promise<AgentFeed>>();
-  private readonly subscribers = new Map<string, Set<SubscriberStream>>();
+  private readonly subscribers = new Map<string, AgentFanOut>();
   private readonly checkTimer: NodeJS.Timeout;
   private onDeliveries: () => void = () => undefined;
   /** The newest event id this process has handed to a subscriber (metrics). */
@@ -203,23 +204,25 @@ export class BookingEventBus {
   /** Ends every live subscription (shutdown). */
   close(): void {
     clearInterval(this.checkTimer);
-    for (const streams of this.subscribers.values()) for (const stream of streams) stream.end();
+    for (const fanOut of this.subscribers.values()) fanOut.end();
   }
 
   /**
    * Events of one agent, from `after` (exclusive) if given: first what is already in the log, then
    * live, with no gap and no duplicate. The subscriber is listening before the log is read; anything
    * seen in both is dropped by cursor (one agent's cursors commit in order, see `record_booking_event`).
-   * `return()` ends the stream at once, also while it waits for an event.
+   * `return()` ends the stream at once, also while it waits for an event. `connection` (any key)
+   * groups the subscriptions of one client connection, so that each event reaches them together.
    */
-  subscribe(agentId: string, after: string | undefined): AsyncGenerator<BookingEventView, undefined, undefined> {
-    let streams = this.subscribers.get(agentId);
-    if (!streams) this.subscribers.set(agentId, (streams = new Set()));
+  subscribe(agentId: string, after: string | undefined, connection?: unknown): AsyncGenerator<BookingEventView, undefined, undefined> {
+    let fanOut = this.subscribers.get(agentId);
+    if (!fanOut) this.subscribers.set(agentId, (fanOut = new AgentFanOut()));
+    const group = connection ?? {};
     const stream: SubscriberStream = new SubscriberStream(
       (setLast) => this.replay(agentId, after, setLast),
-      () => this.leave(agentId, stream),
+      () => this.leave(agentId, stream, group),
     );
-    streams.add(stream);
+    fanOut.add(stream, group);
     return stream;
   }
 
@@ -239,18 +242,18 @@ export class BookingEventBus {
     }
   }
 
-  private leave(agentId: string, stream: SubscriberStream): void {
-    const streams = this.subscribers.get(agentId);
-    if (!streams?.delete(stream) || streams.size > 0) return;
+  private leave(agentId: string, stream: SubscriberStream, connection: unknown): void {
+    const fanOut = this.subscribers.get(agentId);
+    if (!fanOut?.remove(stream, connection) || fanOut.size > 0) return;
     this.subscribers.delete(agentId);
     void this.feeds.get(agentId)?.then((feed) => (feed.closed = true), () => undefined);
     this.feeds.delete(agentId);
   }
 
   private deliver(agentId: string, event: BookingEventView, cursor: bigint): void {
-    const streams = this.subscribers.get(agentId);
-    if (!streams) return;
-    for (const stream of streams) stream.offer(event, cursor);
+    const fanOut = this.subscribers.get(agentId);
+    if (!fanOut) return;
+    fanOut.deliver(event, cursor);
     if (cursor > this.lastDeliveredCursor) this.lastDeliveredCursor = cursor;
   }
 

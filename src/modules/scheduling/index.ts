@@ -188,7 +188,7 @@ export function createSchedulingModule(deps: SchedulingDeps) {
       ...createSchedulingLoaders(statements, base.actor),
       async bookingEvents(after) {
         if (after !== undefined && !/^\d{1,18}$/.test(after)) throw AppError.validation({ after: 'is not a cursor' });
-        return bus.subscribe(agentOf(await base.actor()).id, after);
+        return bus.subscribe(agentOf(await base.actor()).id, after, base.connectionId);
       },
     }),
     registerRoutes: (app: FastifyInstance) => {

@@ -1,10 +1,12 @@
 import { AppError } from '../../platform/errors.js';
+import type { PushingSource } from '../../platform/graphql/shared-execution.js';
 import type { BookingEventView } from './booking-item.js';
 
 /**
- * Live events a subscriber may leave unread. One that falls further behind (a client that stopped
- * reading its socket) is ended with `subscriber_lagging` instead of growing without bound; it
- * resumes from the last cursor it saw, and the log replays the rest.
+ * Live events a subscriber may leave unread while its consumer is not waiting (events pushed past
+ * `next()` are bounded by the connection instead: see `pushWhileWaiting`). One that falls further
+ * behind is ended with `subscriber_lagging` instead of growing without bound; it resumes from the
+ * last cursor it saw, and the log replays the rest.
  */
 export const MAX_UNREAD_EVENTS = 1_000;
 
@@ -16,13 +18,15 @@ const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value:
 /**
  * One subscriber's booking events: first the replay (the log after its cursor), then live events
  * as the bus offers them, each once and in cursor order (anything at or below the last cursor handed
- * out is dropped, so an event both replayed and offered live arrives once).
+ * out is dropped, so an event both replayed and offered live arrives once). Once its consumer waits
+ * for a live event, events may be pushed past `next()` (see `pushWhileWaiting`); what arrives while
+ * it does not wait (the replay, a send in progress) is queued for `next()` as before.
  *
  * Written as a plain iterator rather than an async generator over `events.on`: with 1,000
  * subscribers every event passes through here 1,000 times, and a live event for a waiting
  * subscriber settles its pending `next()` directly, without a queue or a generator step between.
  */
-export class SubscriberStream implements AsyncGenerator<BookingEventView, undefined, undefined> {
+export class SubscriberStream implements AsyncGenerator<BookingEventView, undefined, undefined>, PushingSource<BookingEventView> {
   private readonly unread: { event: BookingEventView; cursor: bigint }[] = [];
   private head = 0;
   private waiting: { resolve: (result: IteratorResult<BookingEventView, undefined>) => void; reject: (error: unknown) => void } | undefined;
@@ -30,6 +34,7 @@ export class SubscriberStream implements AsyncGenerator<BookingEventView, undefi
   private replay: AsyncGenerator<BookingEventView, void, undefined> | undefined;
   private ended = false;
   private failure: unknown;
+  private push: ((event: BookingEventView) => boolean) | undefined;
 
   constructor(
     replay: Replay,
@@ -39,12 +44,20 @@ export class SubscriberStream implements AsyncGenerator<BookingEventView, undefi
     this.replay = replay((cursor) => (this.last = cursor));
   }
 
+  pushWhileWaiting(push: (event: BookingEventView) => boolean): void {
+    this.push = push;
+  }
+
   /** A live event of this subscriber's agent. */
   offer(event: BookingEventView, cursor: bigint): void {
     if (this.ended) return;
     if (this.waiting && this.replay === undefined) {
       if (cursor <= this.last) return;
       this.last = cursor;
+      if (this.push) {
+        if (!this.push(event)) this.fail(new AppError('subscriber_lagging', 'the connection is not reading its messages; subscribe again with after: the last cursor you received'));
+        return;
+      }
       const { resolve } = this.waiting;
       this.waiting = undefined;
       resolve({ done: false, value: event });

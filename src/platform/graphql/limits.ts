@@ -19,6 +19,8 @@ export const GRAPHQL_LIMITS = {
   maxSocketsPerCredential: 100,
   /** Operations running at once on one socket; above it the new operation gets a `limit_exceeded` error. */
   maxOperationsPerSocket: 100,
+  /** Bytes waiting in one socket that its client has not taken (beyond the kernel's buffers); a live subscription pushed past it ends with `subscriber_lagging`. */
+  maxUnsentBytesPerSocket: 1024 * 1024,
   /** How long a new socket may take to send `connection_init` before it is closed with 4408. */
   connectionInitWaitMs: 3_000,
 } as const;

@@ -6,7 +6,6 @@ import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { execute, GraphQLError, parse, specifiedRules, validate, type DocumentNode, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Actor, ActorResolver } from '../auth/actor.js';
 import { parseCredential, type PresentedCredential } from '../auth/credentials.js';
@@ -18,12 +17,15 @@ import type { Metrics } from '../metrics/metrics.js';
 import { OperationMetrics } from './operation-metrics.js';
 import { requestErrorStatusPlugin } from './request-error-status.js';
 import { ConnectionCounter, GRAPHQL_LIMITS } from './limits.js';
-import { subscribeSharingExecution } from './shared-execution.js';
-import { sharedPayloadReplacer, withSharedPayload } from './shared-payloads.js';
+import { ConnectionOutbox } from './connection-outbox.js';
+import { subscribeSharingExecution, type PushTarget } from './shared-execution.js';
+import { sharedPayloadReplacer } from './shared-payloads.js';
 
 /** What every resolver can rely on; modules extend it with their loaders. */
 export interface PlatformContext extends BaseContext {
   readonly requestId: string;
+  /** The graphql-ws connection the operation arrived on (undefined over HTTP): live events group their subscribers by it. */
+  readonly connectionId: string | undefined;
   readonly credential: PresentedCredential;
   /** Who is calling: resolved once per HTTP request or WebSocket connection, on first use. */
   readonly actor: () => Promise<Actor>;
@@ -51,27 +53,6 @@ export interface GraphQLServerOptions<Context extends PlatformContext> {
 }
 
 export const GRAPHQL_PATH = '/graphql';
-
-/**
- * Messages sent to one socket in the same tick leave in one write: an event reaches every
- * subscription on a connection at once, and a write per message costs a system call each. A shared
- * subscription payload set aside while the message was made goes back in here (shared-payloads.ts).
- */
-function coalesceWrites(ws: WebSocket, socket: Duplex): void {
-  const send = ws.send.bind(ws) as (...args: unknown[]) => void;
-  let corked = false;
-  ws.send = ((data: unknown, ...rest: unknown[]) => {
-    if (!corked) {
-      corked = true;
-      socket.cork();
-      process.nextTick(() => {
-        corked = false;
-        socket.uncork();
-      });
-    }
-    send(typeof data === 'string' ? withSharedPayload(data) : data, ...rest);
-  }) as WebSocket['send'];
-}
 
 /**
  * A socket's errors go to our logger. graphql-ws prints them with `console.error` (past the logger and
@@ -160,6 +141,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
       context: async (request) =>
         options.buildContext({
           requestId: request.id,
+          connectionId: undefined,
           credential: request.credential,
           actor: request.actor,
           log: request.log,
@@ -183,6 +165,14 @@ export async function registerGraphQL<Context extends PlatformContext>(
     set(open);
   });
   options.metrics.gauge('gateway_graphql_ws_connections_open', 'graphql-ws connections past their connection_init', [], (set) => set(openConnections.size));
+  /** A `next` payload as clients get it: errors formatted (and logged) as over HTTP. */
+  const nextPayload = (result: { data?: unknown; errors?: readonly GraphQLError[] | undefined }): object =>
+    result.errors
+      ? { ...(result.data !== undefined ? { data: result.data } : {}), errors: result.errors.map((error) => formatGraphQLError(error.toJSON(), error, log)) }
+      : result;
+  const outboxes = new WeakMap<WebSocket, ConnectionOutbox>();
+  /** Per operation context: where its pushed subscription events go. */
+  const pushTargets = new WeakMap<object, PushTarget>();
   const wsServer = useServer<Record<string, unknown> | undefined, { connectionId: string; credentialKey?: string | undefined; actor: () => Promise<Actor> }>(
     {
       schema: options.schema,
@@ -231,8 +221,9 @@ export async function registerGraphQL<Context extends PlatformContext>(
       },
       context: (ctx, id) => {
         const params = ctx.connectionParams ?? {};
-        return options.buildContext({
+        const context = options.buildContext({
           requestId: `${ctx.extra.connectionId}:${id}`,
+          connectionId: ctx.extra.connectionId,
           credential: connectionCredential(params),
           // Set when the connection was acknowledged, which comes before any operation.
           actor: ctx.extra.actor ?? options.actors.once(connectionCredential(params)),
@@ -243,16 +234,17 @@ export async function registerGraphQL<Context extends PlatformContext>(
             return typeof value === 'string' ? value : undefined;
           },
         });
+        const outbox = outboxes.get(ctx.extra.socket);
+        if (outbox) {
+          const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+          pushTargets.set(context, { next: (payloadJson) => outbox.send(`${prefix}${payloadJson}}`) });
+        }
+        return context;
       },
       execute: (args: ExecutionArgs) => options.runInScope(() => execute(args)),
-      subscribe: (args: ExecutionArgs) => options.runInScope(() => subscribeSharingExecution(args, viewerKey)),
-      onNext: (_ctx, _id, _payload, _args, result) => {
-        if (!result.errors) return undefined;
-        return {
-          ...(result.data !== undefined ? { data: result.data } : {}),
-          errors: result.errors.map((error) => formatGraphQLError(error.toJSON(), error, log)),
-        };
-      },
+      subscribe: (args: ExecutionArgs) =>
+        options.runInScope(() => subscribeSharingExecution(args, { viewerKey, payloadOf: nextPayload, pushTarget: pushTargets.get(args.contextValue as object) })),
+      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? nextPayload(result) : undefined),
       onError: (_ctx, _id, _payload, errors) =>
         errors.map((error) => formatGraphQLError(error.toJSON(), error, log)),
     },
@@ -274,7 +266,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
     // The TCP socket, not the WebSocket: a handshake that fails never becomes one but still closes.
     socket.once('close', () => socketsPerAddress.release(address));
     sockets.handleUpgrade(request, socket, head, (ws) => {
-      coalesceWrites(ws, socket);
+      outboxes.set(ws, new ConnectionOutbox(ws, socket, GRAPHQL_LIMITS.maxUnsentBytesPerSocket));
       logSocketErrors(ws, log);
       sockets.emit('connection', ws, request);
     });
