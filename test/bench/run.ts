@@ -9,8 +9,9 @@
  *   S3  the same list through GraphQL (gateway only; against the reference's S2 of the same round)
  *   S4  200 simultaneous creates of one slot: exactly one 201, the rest 409 slot_taken, no 5xx
  *   S5  S1 with 10 webhooks per agent and 200 graphql-ws subscribers (gateway only; against its S1)
- *   S6  1,000 subscribers of one agent, 200 sequential creates: commit (PostgreSQL's commit timestamp) → receipt
- *       latency, and from the event's createdAt (the clock read before the write) as earlier reports measured
+ *   S6  1,000 subscribers of one agent (in processes of their own, subscribers.ts), 200 creates one after another,
+ *       one every BENCH_S6_INTERVAL_MS: commit (PostgreSQL's commit timestamp) → receipt latency, and from the
+ *       event's createdAt (the clock read before the write) as earlier reports measured
  *   S7  one-month list latency, sequential: an agent with 1 booking vs one with 100,000 past bookings
  *   S8  GET /api/availability: 10 agents with 500 bookings each in a 30-day window, each asking about the
  *       other nine over that window (30-minute slots on a 15-minute grid, limit 50); the reference runs
@@ -19,6 +20,10 @@
  * Environment: BENCH_ROUNDS (3), BENCH_SECONDS (10 per timed run), BENCH_CONNECTIONS (16),
  * BENCH_SCENARIOS (S1,…,S8: a subset), BENCH_SMOKE=1 (1 round of 2 s, 100 agents, fewer subscribers),
  * BENCH_S6_SOCKETS (100: WebSocket connections the 1,000 S6 subscriptions share; 1000 = one each),
+ * BENCH_S6_PROCESSES (2: processes the S6 subscribers run in, apart from the load generator; see subscribers.ts),
+ * BENCH_S6_INTERVAL_MS (50: a create starts this long after the previous one started, or when it ends if
+ * later; 20 events/s is 20,000 messages/s to the subscribers. 0 = back to back: the machine's two cores are
+ * then saturated by gateway, PostgreSQL and subscribers together, and the latency is mostly queueing),
  * DATABASE_URL (an existing database instead of the embedded one; the bench adds its own agents),
  * BENCH_SQL_STATS=1 (embedded database only: pg_stat_statements on; the statements that took the most
  * database time in the first timed round of S1 and of S5 are printed after it),
@@ -26,7 +31,7 @@
  * The embedded cluster runs without fsync (both targets alike): the numbers are CPU, not disk.
  * Exits non-zero when a rule is broken (S1 non-201, S4 race outcome, S6 missing deliveries, …).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -40,6 +45,7 @@ import autocannon from 'autocannon';
 import { createClient, type Client } from 'graphql-ws';
 import pg from 'pg';
 import WebSocket from 'ws';
+import type { FromSubscribers, StartSubscribers, SubscribersReceipts, SubscribersStatus, ToSubscribers } from './subscribers.js';
 import { freePort, startEmbeddedPostgres } from '../../src/platform/db/embedded-postgres.js';
 import { createLogger } from '../../src/platform/logger.js';
 
@@ -67,6 +73,8 @@ const S5_WEBHOOKS_PER_AGENT = SMOKE ? 2 : 10;
 const S5_SUBSCRIBERS = SMOKE ? 20 : 200;
 const S6_SUBSCRIBERS = SMOKE ? 100 : 1000;
 const S6_SOCKETS = positive('BENCH_S6_SOCKETS', SMOKE ? 10 : 100);
+const S6_PROCESSES = positive('BENCH_S6_PROCESSES', 2);
+const S6_INTERVAL_MS = Number(process.env.BENCH_S6_INTERVAL_MS ?? 50);
 const S6_CREATES = SMOKE ? 50 : 200;
 const S7_HISTORY = SMOKE ? 10_000 : 100_000;
 const S7_REQUESTS = SMOKE ? 100 : 500;
@@ -150,7 +158,6 @@ interface HttpRequestSpec {
 const problems: string[] = [];
 const note = (message: string) => console.log(`  · ${message}`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const now = () => performance.timeOrigin + performance.now();
 const sha256Hex = (value: string) => createHash('sha256').update(value).digest('hex');
 
 function median(values: number[]): number {
@@ -561,17 +568,12 @@ async function sequentialList(target: Target, agent: Agent, expectedItems: numbe
 
 interface Subscriber {
   received: number;
-  /** Booking id → when its booking.created event arrived, epoch ms (only when recording). */
-  receipts: Map<string, number>;
 }
-
-/** Booking id → its event's `createdAt`, epoch ms (recorded once per event, not per subscriber). */
-const eventCreatedAt = new Map<string, number>();
 
 const BOOKING_EVENTS = 'subscription { bookingEvents { cursor type createdAt booking { id } } }';
 
-/** Opens `sockets` graphql-ws connections and spreads `agents.length` subscriptions over them. */
-async function subscribe(gateway: Target, agents: Agent[], sockets: number, record: boolean): Promise<{ clients: Client[]; subscribers: Subscriber[]; errors: string[] }> {
+/** Opens `sockets` graphql-ws connections in this process and spreads `agents.length` subscriptions over them (S5). */
+async function subscribe(gateway: Target, agents: Agent[], sockets: number): Promise<{ clients: Client[]; subscribers: Subscriber[]; errors: string[] }> {
   const url = `${gateway.base.replace('http', 'ws')}/graphql`;
   const errors: string[] = [];
   const clients: Client[] = [];
@@ -592,7 +594,7 @@ async function subscribe(gateway: Target, agents: Agent[], sockets: number, reco
     connected.push(new Promise((resolve) => client.on('connected', resolve)));
     clients.push(client);
     for (const _agent of mine) {
-      const subscriber: Subscriber = { received: 0, receipts: new Map() };
+      const subscriber: Subscriber = { received: 0 };
       subscribers.push(subscriber);
       client.subscribe<{ bookingEvents: { createdAt: string; booking: { id: string } } }>(
         { query: BOOKING_EVENTS },
@@ -601,9 +603,6 @@ async function subscribe(gateway: Target, agents: Agent[], sockets: number, reco
             const event = value.data?.bookingEvents;
             if (!event) return void errors.push(JSON.stringify(value.errors ?? value).slice(0, 300));
             subscriber.received++;
-            if (!record) return;
-            subscriber.receipts.set(event.booking.id, now());
-            if (!eventCreatedAt.has(event.booking.id)) eventCreatedAt.set(event.booking.id, Date.parse(event.createdAt));
           },
           error: (error) => void errors.push(error instanceof Error ? error.message : JSON.stringify(error).slice(0, 300)),
           complete: () => undefined,
@@ -613,6 +612,76 @@ async function subscribe(gateway: Target, agents: Agent[], sockets: number, reco
   }
   await Promise.race([Promise.all(connected), sleep(60_000)]);
   return { clients, subscribers, errors };
+}
+
+/** S6's subscribers, in processes of their own (subscribers.ts); requests are answered in order. */
+class SubscriberProcesses {
+  private constructor(private readonly children: { child: ChildProcess; answers: ((message: FromSubscribers) => void)[] }[]) {}
+
+  static async start(gateway: Target, agent: Agent, processes: number, sockets: number, subscriptions: number): Promise<SubscriberProcesses> {
+    const children = Array.from({ length: Math.min(processes, sockets) }, () => {
+      const child = fork(fileURLToPath(new URL('./subscribers.ts', import.meta.url)), { execArgv: process.execArgv, stdio: 'inherit' });
+      const entry = { child, answers: [] as ((message: FromSubscribers) => void)[] };
+      child.on('message', (message: FromSubscribers) => entry.answers.shift()?.(message));
+      return entry;
+    });
+    const group = new SubscriberProcesses(children);
+    await Promise.all(
+      children.map((_, index) => {
+        const mySockets = Math.floor(sockets / children.length) + (index < sockets % children.length ? 1 : 0);
+        const start: StartSubscribers = {
+          type: 'start',
+          url: `${gateway.base.replace('http', 'ws')}/graphql`,
+          connectionParams: bearer(agent),
+          sockets: mySockets,
+          subscriptionsPerSocket: subscriptions / sockets,
+          query: BOOKING_EVENTS,
+        };
+        return group.ask(index, start);
+      }),
+    );
+    return group;
+  }
+
+  async status(): Promise<{ subscriptions: number; live: number; fewest: number; errors: string[] }> {
+    const answers = (await Promise.all(this.children.map((_, index) => this.ask(index, { type: 'status' })))) as SubscribersStatus[];
+    return {
+      subscriptions: answers.reduce((sum, answer) => sum + answer.subscriptions, 0),
+      live: answers.reduce((sum, answer) => sum + answer.live, 0),
+      fewest: Math.min(...answers.map((answer) => answer.fewest)),
+      errors: answers.flatMap((answer) => answer.errors),
+    };
+  }
+
+  /** Every subscription's receipts since the last call (booking id → epoch ms), and each event's createdAt. */
+  async collect(): Promise<{ receipts: Map<string, number>[]; createdAt: Map<string, number> }> {
+    const answers = (await Promise.all(this.children.map((_, index) => this.ask(index, { type: 'collect' })))) as SubscribersReceipts[];
+    return {
+      receipts: answers.flatMap((answer) => answer.receipts.map((received) => new Map(Object.entries(received)))),
+      createdAt: new Map(answers.flatMap((answer) => Object.entries(answer.createdAt))),
+    };
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.children.map((_, index) => this.ask(index, { type: 'stop' }).catch(() => undefined)));
+  }
+
+  private ask(index: number, message: ToSubscribers): Promise<FromSubscribers> {
+    const { child, answers } = this.children[index]!;
+    return new Promise((resolve, reject) => {
+      answers.push(resolve);
+      child.send(message, (error) => error && reject(error));
+    });
+  }
+}
+
+async function waitUntil(condition: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) return false;
+    await sleep(20);
+  }
+  return true;
 }
 
 async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
@@ -682,11 +751,13 @@ let database: { url: string; stop(): Promise<void> } | undefined;
 let db: pg.Pool | undefined;
 let receiver: ReturnType<typeof createServer> | undefined;
 const wsClients: Client[] = [];
+let subscriberProcesses: SubscriberProcesses | undefined;
 
 async function cleanup(): Promise<void> {
   stopping = true;
   await Promise.all(wsClients.map((client) => Promise.resolve(client.dispose()).catch(() => undefined)));
   wsClients.length = 0;
+  await subscriberProcesses?.stop();
   receiver?.closeAllConnections();
   receiver?.close();
   await db?.end().catch(() => undefined);
@@ -940,13 +1011,21 @@ async function main(): Promise<void> {
   // ---- S6
   if (runs('S6')) {
     const agent = agents[0]!;
-    const { clients, subscribers, errors } = await subscribe(gateway, Array.from({ length: S6_SUBSCRIBERS }, () => agent), S6_SOCKETS, true);
-    wsClients.push(...clients);
+    const group = await SubscriberProcesses.start(gateway, agent, S6_PROCESSES, S6_SOCKETS, S6_SUBSCRIBERS);
+    subscriberProcesses = group;
+    const errors: string[] = [];
     // A warm-up event proves every subscription is live before anything is timed.
     const warmUp = await postJson(gateway.base, '/api/bookings', JSON.parse(bookingBody(agent, Date.UTC(2114, 0, 1), 1)) as unknown, agent);
     if (warmUp.status !== 201) throw new Error(`S6 warm-up create: ${warmUp.status} ${JSON.stringify(warmUp.body)}`);
-    const live = await waitFor(() => subscribers.every((s) => s.received >= 1), 30_000);
-    note(`S6: ${subscribers.length} subscriptions on ${clients.length} sockets, ${subscribers.filter((s) => s.received >= 1).length} live${live ? '' : ' (not all!)'}`);
+    let status = await group.status();
+    const live = await waitUntil(async () => {
+      status = await group.status();
+      errors.push(...status.errors);
+      return status.live === status.subscriptions;
+    }, 30_000);
+    const subscriptionCount = status.subscriptions;
+    note(`S6: ${subscriptionCount} subscriptions on ${S6_SOCKETS} sockets in ${S6_PROCESSES} processes, ${status.live} live${live ? '' : ' (not all!)'}`);
+    await group.collect();
     const perRound: {
       round: number;
       /** From the commit (pg_xact_commit_timestamp); null when the database does not track commit times. */
@@ -965,20 +1044,28 @@ async function main(): Promise<void> {
       drainMs: number;
     }[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      for (const s of subscribers) s.receipts.clear();
       const tracked: string[] = [];
       const start = Date.UTC(s6Year(round), 0, 1);
       const started = performance.now();
       for (let i = 0; i < S6_CREATES; i++) {
+        const wait = started + i * S6_INTERVAL_MS - performance.now();
+        if (wait > 0) await sleep(wait);
         const created = await postJson(gateway.base, '/api/bookings', JSON.parse(bookingBody(agent, start + i * 60 * MINUTE, 30)) as unknown, agent);
         if (created.status !== 201) throw new Error(`S6 create: ${created.status} ${JSON.stringify(created.body)}`);
         tracked.push(String(created.body.id));
       }
       const createMs = Math.round(performance.now() - started);
-      // An event can arrive before its create's response: receipts are matched to the created ids at the end.
-      const complete = () => subscribers.filter((s) => tracked.every((id) => s.receipts.has(id))).length;
-      await waitFor(() => subscribers.every((s) => s.receipts.size >= S6_CREATES), 60_000);
+      await waitUntil(async () => {
+        const progress = await group.status();
+        errors.push(...progress.errors);
+        return progress.fewest >= S6_CREATES;
+      }, 60_000);
       const drainMs = Math.round(performance.now() - started);
+      // An event can arrive before its create's response: receipts are matched to the created ids here.
+      const collected = await group.collect();
+      const subscribers = collected.receipts.map((receipts) => ({ receipts }));
+      const eventCreatedAt = collected.createdAt;
+      const complete = () => subscribers.filter((s) => tracked.every((id) => s.receipts.has(id))).length;
       // The issue's measure is commit → subscriber: PostgreSQL's commit time of each event's transaction.
       const { rows: commits } = await db!.query<{ id: string; committed: number | null }>(
         `select booking_id::text as id, extract(epoch from pg_xact_commit_timestamp(xmin)) * 1000 as committed
@@ -1020,11 +1107,12 @@ async function main(): Promise<void> {
       if (result.complete !== subscribers.length) problems.push(`S6 round ${round + 1}: only ${result.complete} of ${subscribers.length} subscribers received all ${S6_CREATES} events`);
     }
     if (errors.length) problems.push(`S6: ${errors.length} subscription errors, first: ${errors[0]}`);
-    await Promise.all(clients.map((client) => client.dispose()));
-    wsClients.splice(0);
-    report.S6 = { subscribers: subscribers.length, sockets: clients.length, creates: S6_CREATES, rounds: perRound, errors: errors.length };
+    await group.stop();
+    subscriberProcesses = undefined;
+    const subscribers = { length: subscriptionCount };
+    report.S6 = { subscribers: subscriptionCount, sockets: S6_SOCKETS, processes: S6_PROCESSES, intervalMs: S6_INTERVAL_MS, creates: S6_CREATES, rounds: perRound, errors: errors.length };
     const fromCommit = perRound.every((r) => r.p50 !== null);
-    console.log(`\n### S6 ${subscribers.length} graphql-ws subscribers of one agent (${clients.length} sockets), ${S6_CREATES} sequential creates: ${fromCommit ? 'commit' : 'event createdAt'} → receipt\n`);
+    console.log(`\n### S6 ${subscribers.length} graphql-ws subscribers of one agent (${S6_SOCKETS} sockets in ${S6_PROCESSES} processes), ${S6_CREATES} sequential creates ${S6_INTERVAL_MS > 0 ? `one every ${S6_INTERVAL_MS} ms` : 'back to back'}: ${fromCommit ? 'commit' : 'event createdAt'} → receipt\n`);
     console.log(
       markdownTable(
         ['round', 'deliveries', 'commit → receipt p50 / p99 ms', 'createdAt → receipt p50 / p99 ms', 'per event: first receipt p50', 'last receipt p50 (max)', 'subscribers with all events', 'creates took ms', 'all delivered after ms'],
@@ -1080,7 +1168,7 @@ async function main(): Promise<void> {
     );
     note(`S5: registered ${agents.length * S5_WEBHOOKS_PER_AGENT} webhooks through POST /api/webhooks in ${((performance.now() - registerStarted) / 1000).toFixed(1)} s`);
     const spread = Array.from({ length: S5_SUBSCRIBERS }, (_, i) => agents[Math.floor((i * agents.length) / S5_SUBSCRIBERS)]!);
-    const { clients, subscribers, errors } = await subscribe(gateway, spread, S5_SUBSCRIBERS, false);
+    const { clients, subscribers, errors } = await subscribe(gateway, spread, S5_SUBSCRIBERS);
     wsClients.push(...clients);
     await sleep(1000);
 
