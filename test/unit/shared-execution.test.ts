@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { EventEmitter, on } from 'node:events';
 import { buildSchema, parse, type ExecutionResult } from 'graphql';
-import { subscribeSharingExecution } from '../../src/platform/graphql/shared-execution.js';
+import { subscribeSharingExecution, type PushTarget } from '../../src/platform/graphql/shared-execution.js';
+import { SubscriberStream } from '../../src/modules/scheduling/subscriber-stream.js';
 
 /** A schema whose subscription streams whatever the emitter sends and counts how often `label` runs. */
 function harness() {
@@ -58,5 +59,98 @@ describe('subscribeSharingExecution', () => {
     await Promise.all(second);
     expect(h.executions()).toBe(6);
     await Promise.all([a!.return(undefined), b!.return(undefined), c!.return(undefined)]);
+  });
+});
+
+/** Subscribers whose source can push (the booking event stream), each with a target recording its messages. */
+function pushHarness() {
+  const schema = buildSchema(`
+    type Query { ok: Boolean }
+    type Event { id: ID!, label: String!, slow: String!, broken: String }
+    type Subscription { events: Event! }
+  `);
+  let executions = 0;
+  const streams: SubscriberStream[] = [];
+  const rootValue = {
+    events: () => {
+      // No replay: the stream goes live at once.
+      const replay = async function* (setLast: (cursor: bigint) => void): AsyncGenerator<never, void, undefined> {
+        setLast(0n);
+        yield* [];
+      };
+      const stream = new SubscriberStream(replay, () => undefined);
+      streams.push(stream);
+      return stream;
+    },
+  };
+  const event = (id: string) => ({
+    events: {
+      id,
+      label: () => `${id} (${++executions})`,
+      slow: () => new Promise((resolve) => setTimeout(() => resolve(`${id} slowly`), 5)),
+      broken: () => {
+        throw new Error('no label today');
+      },
+    },
+  });
+  const subscribe = async (query: string, log: string[], connection = { keepingUp: true }) => {
+    const target: PushTarget = {
+      next: (payloadJson) => {
+        log.push(payloadJson);
+        return connection.keepingUp;
+      },
+      keepingUp: () => connection.keepingUp,
+    };
+    const stream = (await subscribeSharingExecution(
+      { schema, document: parse(query), rootValue, contextValue: { token: 'a' } },
+      {
+        viewerKey: (context) => (context as { token: string }).token,
+        payloadOf: (result) => (result.errors ? { data: result.data, errors: result.errors.map((error) => ({ message: `formatted: ${error.message}` })) } : result),
+        pushTarget: target,
+      },
+    )) as AsyncGenerator<ExecutionResult>;
+    return stream;
+  };
+  const offer = (id: string, cursor: number) => {
+    const shared = event(id);
+    for (const stream of streams) stream.offer(shared as never, BigInt(cursor));
+  };
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+  const endAll = () => streams.forEach((stream) => stream.end());
+  return { subscribe, offer, settle, endAll, executions: () => executions };
+}
+
+describe('subscribeSharingExecution with a pushing source', () => {
+  it('pushes one execution, serialised once, to every waiting subscriber of a cohort, at once', async () => {
+    const h = pushHarness();
+    const logs = [[], [], []] as string[][];
+    const streams = await Promise.all(logs.map((log) => h.subscribe('subscription { events { id label broken } }', log)));
+    const waiting = streams.map((stream) => stream.next());
+    await h.settle(); // past the (empty) replay: each waits for a live event
+    h.offer('e1', 1);
+    const expected = JSON.stringify({ data: { events: { id: 'e1', label: 'e1 (1)', broken: null } }, errors: [{ message: 'formatted: no label today' }] });
+    expect(logs).toEqual([[expected], [expected], [expected]]);
+    expect(h.executions()).toBe(1);
+    await Promise.all(streams.map((stream) => stream.return(undefined)));
+    expect(await Promise.all(waiting)).toEqual(Array(3).fill({ done: true, value: undefined }));
+  });
+
+  it('sends what was pushed before the subscription ends, while its execution is slow, and nothing after the client completes', async () => {
+    const h = pushHarness();
+    const order: string[] = [];
+    const ending = await h.subscribe('subscription { events { slow } }', order);
+    const completedLog: string[] = [];
+    const completing = await h.subscribe('subscription { events { id slow } }', completedLog);
+    const end = ending.next().then((result) => order.push(result.done ? 'end' : 'an event through next()'));
+    void completing.next();
+    await h.settle();
+    h.offer('e1', 1);
+    expect(order).toEqual([]); // e1 is still being executed
+    await completing.return(undefined); // this client completes first
+    h.endAll(); // the bus closes (shutdown): the sources end while e1 is executed
+    await end;
+    expect(order).toEqual([JSON.stringify({ data: { events: { slow: 'e1 slowly' } } }), 'end']);
+    await h.settle();
+    expect(completedLog).toEqual([]);
   });
 });

@@ -73,18 +73,22 @@ export class AgentFanOut {
   }
 
   private readonly handOut = (): void => {
-    let budget = FAN_OUT_SLICE;
-    while (this.queue.length > 0 && budget > 0) {
-      const delivery = this.queue[0]!;
-      while (delivery.next < delivery.groups.length && budget > 0) {
-        const group = delivery.groups[delivery.next++]!;
-        budget -= group.size;
-        for (const stream of group) stream.offer(delivery.event, delivery.cursor);
+    try {
+      let budget = FAN_OUT_SLICE;
+      while (this.queue.length > 0 && budget > 0) {
+        const delivery = this.queue[0]!;
+        while (delivery.next < delivery.groups.length && budget > 0) {
+          const group = delivery.groups[delivery.next++]!;
+          budget -= group.size;
+          for (const stream of group) stream.offer(delivery.event, delivery.cursor);
+        }
+        if (delivery.next === delivery.groups.length) this.queue.shift();
       }
-      if (delivery.next === delivery.groups.length) this.queue.shift();
+    } finally {
+      // Also after a throw: the remaining slices still go out.
+      this.handingOut = this.queue.length > 0;
+      if (this.handingOut) queueMicrotask(this.afterSlice);
     }
-    this.handingOut = this.queue.length > 0;
-    if (this.handingOut) queueMicrotask(this.afterSlice);
   };
 
   private readonly afterSlice = (): void => {

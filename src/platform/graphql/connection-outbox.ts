@@ -36,6 +36,7 @@ export class ConnectionOutbox {
     /** Bytes the socket may hold that the client has not taken; past it `send` answers false. */
     private readonly maxUnsentBytes: number,
   ) {
+    if (webSocket.extensions !== '') throw new Error(`ConnectionOutbox frames messages itself and supports no WebSocket extensions (got "${webSocket.extensions}")`);
     // A close frame goes out at once: what was sent before it must leave first.
     const close = webSocket.close.bind(webSocket);
     webSocket.close = ((...args: Parameters<WebSocket['close']>) => {
@@ -48,10 +49,7 @@ export class ConnectionOutbox {
     }) as WebSocket['send'];
   }
 
-  /**
-   * Queues a message for this tick's write. Answers false when the client is not keeping up: the
-   * bytes waiting in the socket (beyond what the kernel took) are over the bound.
-   */
+  /** Queues a message for this tick's write. Answers false when the client is not keeping up. */
   send(message: string | Buffer, callback?: Callback): boolean {
     this.messages.push(message);
     if (callback) this.callbacks.push(callback);
@@ -59,6 +57,14 @@ export class ConnectionOutbox {
       this.scheduled = true;
       process.nextTick(this.flush);
     }
+    return this.keepingUp();
+  }
+
+  /**
+   * Whether the client takes what it is sent: the bytes waiting in the socket beyond what the kernel
+   * took (everything sent on the connection, query answers too) are within the bound.
+   */
+  keepingUp(): boolean {
     return this.socket.writableLength <= this.maxUnsentBytes;
   }
 

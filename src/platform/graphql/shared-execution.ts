@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createSourceEventStream, execute, GraphQLError, print, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 
 /**
@@ -20,6 +21,8 @@ export interface PushingSource<T> {
 export interface PushTarget {
   /** Sends a `next` message with this payload; false when the connection is not keeping up. */
   next(payloadJson: string): boolean;
+  /** Whether the connection is keeping up now. */
+  keepingUp(): boolean;
 }
 
 export interface SharedExecutionOptions {
@@ -44,23 +47,28 @@ export async function subscribeSharingExecution(args: ExecutionArgs, options: Sh
   const source = await createSourceEventStream(args);
   if (!isAsyncIterable(source)) return source;
   const key = `${options.viewerKey(args.contextValue)}\n${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}\n${printed(args.document)}`;
-  const resultOf = (event: unknown): Promise<ExecutionResult> => {
-    if (event === null || typeof event !== 'object') return Promise.resolve(execute({ ...args, rootValue: event }));
+  // Pushed events are handed over by whoever wrote them; their execution runs in this subscription's scope.
+  const inSubscriptionScope = AsyncLocalStorage.snapshot();
+  const resultOf = (event: unknown): ExecutionResult | Promise<ExecutionResult> => {
+    if (event === null || typeof event !== 'object') return inSubscriptionScope(() => execute({ ...args, rootValue: event }));
     let byQuery = executions.get(event);
     if (!byQuery) executions.set(event, (byQuery = new Map()));
     let result = byQuery.get(key);
-    if (!result) byQuery.set(key, (result = Promise.resolve(execute({ ...args, rootValue: event }))));
+    if (!result) {
+      result = inSubscriptionScope(() => execute({ ...args, rootValue: event }));
+      byQuery.set(key, result);
+      if (isPromise(result)) void result.then((settled) => byQuery.set(key, settled), () => undefined);
+    }
     return result;
   };
-  if (options.pushTarget && isPushingSource(source)) {
-    const pushed = new PushedMessages(options.pushTarget);
-    source.pushWhileWaiting((event) => pushed.add(payloadJsonOf(event, key, () => resultOf(event), options.payloadOf)));
-  }
-  return mapAsyncIterator(source, resultOf);
+  if (!options.pushTarget || !isPushingSource(source)) return mapAsyncIterator(source, resultOf);
+  const pushed = new PushedMessages(options.pushTarget);
+  source.pushWhileWaiting((event) => pushed.add(payloadJsonOf(event, key, () => resultOf(event), options.payloadOf)));
+  return mapAsyncIterator(source, resultOf, pushed);
 }
 
-/** The JSON of an event's payload for one cohort: a string once made, a promise while its execution runs. */
-function payloadJsonOf(event: unknown, key: string, result: () => Promise<ExecutionResult>, payloadOf: (result: ExecutionResult) => object): string | Promise<string> {
+/** The JSON of an event's payload for one cohort: made once, a promise only while its execution runs. */
+function payloadJsonOf(event: unknown, key: string, result: () => ExecutionResult | Promise<ExecutionResult>, payloadOf: (result: ExecutionResult) => object): string | Promise<string> {
   if (event === null || typeof event !== 'object') return jsonOf(result(), payloadOf);
   let byQuery = payloadJsons.get(event);
   if (!byQuery) payloadJsons.set(event, (byQuery = new Map()));
@@ -68,43 +76,67 @@ function payloadJsonOf(event: unknown, key: string, result: () => Promise<Execut
   if (known !== undefined) return known;
   const json = jsonOf(result(), payloadOf);
   byQuery.set(key, json);
-  void json.then((text) => byQuery.set(key, text));
+  if (isPromise(json)) void json.then((text) => byQuery.set(key, text));
   return json;
 }
 
-function jsonOf(result: Promise<ExecutionResult>, payloadOf: (result: ExecutionResult) => object): Promise<string> {
-  return result.then(
-    (value) => JSON.stringify(payloadOf(value)),
-    (error: unknown) => JSON.stringify(payloadOf({ errors: [error instanceof GraphQLError ? error : new GraphQLError(String(error))] })),
-  );
+function jsonOf(result: ExecutionResult | Promise<ExecutionResult>, payloadOf: (result: ExecutionResult) => object): string | Promise<string> {
+  const failed = (error: unknown) => JSON.stringify(payloadOf({ errors: [error instanceof GraphQLError ? error : new GraphQLError(String(error))] }));
+  if (isPromise(result)) return result.then((settled) => JSON.stringify(payloadOf(settled))).catch(failed);
+  try {
+    return JSON.stringify(payloadOf(result));
+  } catch (error) {
+    return failed(error);
+  }
 }
 
-/** One subscription's pushed payloads, sent in the order they were pushed, also while some are still being executed. */
+/**
+ * One subscription's pushed payloads, sent in the order they were pushed, also while some are still
+ * being executed. The subscription's own end (complete, error) waits until they are sent, and after
+ * the client's `complete` nothing more is.
+ */
 class PushedMessages {
-  private readonly waiting: (string | Promise<string>)[] = [];
-  /** What the connection answered last. */
-  private keepingUp = true;
+  private readonly queued: Promise<string>[] = [];
+  private sending: Promise<void> | undefined;
+  private closed = false;
 
   constructor(private readonly target: PushTarget) {}
 
   add(payloadJson: string | Promise<string>): boolean {
-    if (this.waiting.length === 0 && typeof payloadJson === 'string') return (this.keepingUp = this.target.next(payloadJson));
-    this.waiting.push(payloadJson);
-    if (this.waiting.length === 1) void this.sendInOrder();
-    return this.keepingUp;
+    if (this.closed) return true;
+    if (!this.sending && typeof payloadJson === 'string') return this.target.next(payloadJson);
+    this.queued.push(Promise.resolve(payloadJson));
+    this.sending ??= this.sendQueued();
+    return this.target.keepingUp();
   }
 
-  private async sendInOrder(): Promise<void> {
-    while (this.waiting.length > 0) {
-      const json = await this.waiting[0]!;
-      this.waiting.shift();
-      this.keepingUp = this.target.next(json);
+  /** Settles when everything pushed so far has been sent. */
+  drained(): Promise<void> {
+    return this.sending ?? Promise.resolve();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.queued.length = 0;
+  }
+
+  private async sendQueued(): Promise<void> {
+    try {
+      while (this.queued.length > 0) {
+        const json = await this.queued[0]!;
+        if (this.closed) return;
+        this.queued.shift();
+        // A connection that falls behind now is told so by the next push's answer.
+        this.target.next(json);
+      }
+    } finally {
+      this.sending = undefined;
     }
   }
 }
 
 const payloadJsons = new WeakMap<object, Map<string, string | Promise<string>>>();
-const executions = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
+const executions = new WeakMap<object, Map<string, ExecutionResult | Promise<ExecutionResult>>>();
 const printedDocuments = new WeakMap<DocumentNode, string>();
 
 function printed(document: DocumentNode): string {
@@ -121,15 +153,27 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof (value as AsyncIterable<unknown> | null)?.[Symbol.asyncIterator] === 'function';
 }
 
-/** Maps each value of `source`; `return()` reaches the source at once (a generator would wait for its next value). */
-function mapAsyncIterator<T, U>(source: AsyncIterable<T>, map: (value: T) => Promise<U>): AsyncGenerator<U> {
+/**
+ * Maps each value of `source`; `return()` reaches the source at once (a generator would wait for its
+ * next value). With `pushed`, the end of the source (done or an error) waits until the pushed
+ * messages are sent, and `return()` drops those not yet sent.
+ */
+function mapAsyncIterator<T, U>(source: AsyncIterable<T>, map: (value: T) => U | Promise<U>, pushed?: PushedMessages): AsyncGenerator<U> {
   const iterator = source[Symbol.asyncIterator]();
+  const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
   // Promise chains, not async functions: every event passes here once per subscriber.
-  const mapResult = (result: IteratorResult<T>): IteratorResult<U> | Promise<IteratorResult<U>> =>
-    result.done ? { done: true, value: undefined } : map(result.value).then((value) => ({ done: false, value }));
+  const mapResult = (result: IteratorResult<T>): IteratorResult<U> | Promise<IteratorResult<U>> => {
+    if (result.done) return pushed ? pushed.drained().then(() => done) : done;
+    const value = map(result.value);
+    return isPromise(value) ? value.then((mapped) => ({ done: false, value: mapped })) : { done: false, value };
+  };
+  const failed = (error: unknown): Promise<never> => (pushed ? pushed.drained().then(() => Promise.reject(error)) : Promise.reject(error));
   const mapped: AsyncGenerator<U> = {
-    next: () => iterator.next().then(mapResult),
-    return: async () => (iterator.return ? mapResult(await iterator.return()) : { done: true, value: undefined }),
+    next: () => iterator.next().then(mapResult, failed),
+    return: async () => {
+      pushed?.close();
+      return iterator.return ? mapResult(await iterator.return()) : done;
+    },
     throw: async (error: unknown) => {
       if (iterator.throw) return mapResult(await iterator.throw(error));
       throw error;
@@ -140,4 +184,8 @@ function mapAsyncIterator<T, U>(source: AsyncIterable<T>, map: (value: T) => Pro
     },
   };
   return mapped;
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as Promise<T> | null)?.then === 'function';
 }
