@@ -75,6 +75,8 @@ const S6_SUBSCRIBERS = SMOKE ? 100 : 1000;
 const S6_SOCKETS = positive('BENCH_S6_SOCKETS', SMOKE ? 10 : 100);
 const S6_PROCESSES = positive('BENCH_S6_PROCESSES', 2);
 const S6_INTERVAL_MS = Number(process.env.BENCH_S6_INTERVAL_MS ?? 50);
+if (!Number.isInteger(S6_INTERVAL_MS) || S6_INTERVAL_MS < 0) throw new Error('BENCH_S6_INTERVAL_MS must be a whole number of milliseconds, 0 or more');
+if (S6_SUBSCRIBERS % S6_SOCKETS !== 0) throw new Error(`BENCH_S6_SOCKETS must divide the ${S6_SUBSCRIBERS} S6 subscriptions`);
 const S6_CREATES = SMOKE ? 50 : 200;
 const S7_HISTORY = SMOKE ? 10_000 : 100_000;
 const S7_REQUESTS = SMOKE ? 100 : 500;
@@ -616,13 +618,14 @@ async function subscribe(gateway: Target, agents: Agent[], sockets: number): Pro
 
 /** S6's subscribers, in processes of their own (subscribers.ts); requests are answered in order. */
 class SubscriberProcesses {
-  private constructor(private readonly children: { child: ChildProcess; answers: ((message: FromSubscribers) => void)[] }[]) {}
+  private constructor(private readonly children: { child: ChildProcess; answers: { resolve: (message: FromSubscribers) => void; reject: (error: Error) => void }[] }[]) {}
 
   static async start(gateway: Target, agent: Agent, processes: number, sockets: number, subscriptions: number): Promise<SubscriberProcesses> {
     const children = Array.from({ length: Math.min(processes, sockets) }, () => {
       const child = fork(fileURLToPath(new URL('./subscribers.ts', import.meta.url)), { execArgv: process.execArgv, stdio: 'inherit' });
-      const entry = { child, answers: [] as ((message: FromSubscribers) => void)[] };
-      child.on('message', (message: FromSubscribers) => entry.answers.shift()?.(message));
+      const entry = { child, answers: [] as { resolve: (message: FromSubscribers) => void; reject: (error: Error) => void }[] };
+      child.on('message', (message: FromSubscribers) => entry.answers.shift()?.resolve(message));
+      child.on('exit', (code) => entry.answers.splice(0).forEach(({ reject }) => reject(new Error(`S6 subscriber process exited (${code})`))));
       return entry;
     });
     const group = new SubscriberProcesses(children);
@@ -669,24 +672,15 @@ class SubscriberProcesses {
   private ask(index: number, message: ToSubscribers): Promise<FromSubscribers> {
     const { child, answers } = this.children[index]!;
     return new Promise((resolve, reject) => {
-      answers.push(resolve);
+      answers.push({ resolve, reject });
       child.send(message, (error) => error && reject(error));
     });
   }
 }
 
-async function waitUntil(condition: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
-    if (Date.now() > deadline) return false;
-    await sleep(20);
-  }
-  return true;
-}
-
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
     if (Date.now() > deadline) return false;
     await sleep(20);
   }
@@ -1018,7 +1012,7 @@ async function main(): Promise<void> {
     const warmUp = await postJson(gateway.base, '/api/bookings', JSON.parse(bookingBody(agent, Date.UTC(2114, 0, 1), 1)) as unknown, agent);
     if (warmUp.status !== 201) throw new Error(`S6 warm-up create: ${warmUp.status} ${JSON.stringify(warmUp.body)}`);
     let status = await group.status();
-    const live = await waitUntil(async () => {
+    const live = await waitFor(async () => {
       status = await group.status();
       errors.push(...status.errors);
       return status.live === status.subscriptions;
@@ -1055,7 +1049,7 @@ async function main(): Promise<void> {
         tracked.push(String(created.body.id));
       }
       const createMs = Math.round(performance.now() - started);
-      await waitUntil(async () => {
+      await waitFor(async () => {
         const progress = await group.status();
         errors.push(...progress.errors);
         return progress.fewest >= S6_CREATES;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { EventEmitter, on } from 'node:events';
 import { buildSchema, parse, type ExecutionResult } from 'graphql';
+import { GRAPHQL_LIMITS } from '../../src/platform/graphql/limits.js';
 import { subscribeSharingExecution, type PushTarget } from '../../src/platform/graphql/shared-execution.js';
 import { SubscriberStream } from '../../src/modules/scheduling/subscriber-stream.js';
 
@@ -66,7 +67,7 @@ describe('subscribeSharingExecution', () => {
 function pushHarness() {
   const schema = buildSchema(`
     type Query { ok: Boolean }
-    type Event { id: ID!, label: String!, slow: String!, broken: String }
+    type Event { id: ID!, label: String!, slow: String!, never: String!, broken: String }
     type Subscription { events: Event! }
   `);
   let executions = 0;
@@ -88,6 +89,7 @@ function pushHarness() {
       id,
       label: () => `${id} (${++executions})`,
       slow: () => new Promise((resolve) => setTimeout(() => resolve(`${id} slowly`), 5)),
+      never: () => new Promise(() => undefined),
       broken: () => {
         throw new Error('no label today');
       },
@@ -152,5 +154,24 @@ describe('subscribeSharingExecution with a pushing source', () => {
     expect(order).toEqual([JSON.stringify({ data: { events: { slow: 'e1 slowly' } } }), 'end']);
     await h.settle();
     expect(completedLog).toEqual([]);
+  });
+
+  it(`ends a subscription once ${GRAPHQL_LIMITS.maxPushesAwaitingExecution} pushes wait for their execution and one more comes, without waiting for them`, async () => {
+    const h = pushHarness();
+    const log: string[] = [];
+    const stream = await h.subscribe('subscription { events { never } }', log);
+    let outcome: unknown = 'live';
+    const next = stream.next().then(
+      () => (outcome = 'ended'),
+      (error: unknown) => (outcome = error),
+    );
+    await h.settle();
+    for (let cursor = 1; cursor <= GRAPHQL_LIMITS.maxPushesAwaitingExecution; cursor++) h.offer(`e${cursor}`, cursor);
+    await h.settle();
+    expect(outcome).toBe('live'); // just at the bound
+    h.offer('one more', GRAPHQL_LIMITS.maxPushesAwaitingExecution + 1);
+    await next;
+    expect(outcome).toMatchObject({ code: 'subscriber_lagging' });
+    expect(log).toEqual([]);
   });
 });

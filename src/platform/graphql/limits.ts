@@ -21,6 +21,8 @@ export const GRAPHQL_LIMITS = {
   maxOperationsPerSocket: 100,
   /** Bytes waiting in one socket that its client has not taken (beyond the kernel's buffers); a live subscription pushed past it ends with `subscriber_lagging`. */
   maxUnsentBytesPerSocket: 1024 * 1024,
+  /** Live events pushed to one subscription while their execution still runs (a resolver that hangs); past it `subscriber_lagging`. */
+  maxPushesAwaitingExecution: 1_000,
   /** How long a new socket may take to send `connection_init` before it is closed with 4408. */
   connectionInitWaitMs: 3_000,
 } as const;

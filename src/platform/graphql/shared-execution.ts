@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createSourceEventStream, execute, GraphQLError, print, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { GRAPHQL_LIMITS } from './limits.js';
 
 /**
  * A subscription source that can hand its live events over as they happen instead of waiting to be
@@ -92,8 +93,8 @@ function jsonOf(result: ExecutionResult | Promise<ExecutionResult>, payloadOf: (
 
 /**
  * One subscription's pushed payloads, sent in the order they were pushed, also while some are still
- * being executed. The subscription's own end (complete, error) waits until they are sent, and after
- * the client's `complete` nothing more is.
+ * being executed (at most `maxPushesAwaitingExecution` of them). The subscription's end waits until
+ * they are sent; after its failure or the client's `complete` nothing more is.
  */
 class PushedMessages {
   private readonly queued: Promise<string>[] = [];
@@ -105,14 +106,15 @@ class PushedMessages {
   add(payloadJson: string | Promise<string>): boolean {
     if (this.closed) return true;
     if (!this.sending && typeof payloadJson === 'string') return this.target.next(payloadJson);
+    if (this.queued.length >= GRAPHQL_LIMITS.maxPushesAwaitingExecution) return false;
     this.queued.push(Promise.resolve(payloadJson));
     this.sending ??= this.sendQueued();
     return this.target.keepingUp();
   }
 
-  /** Settles when everything pushed so far has been sent. */
+  /** Settles when everything pushed so far has been sent, or at once once closed. */
   drained(): Promise<void> {
-    return this.sending ?? Promise.resolve();
+    return this.closed ? Promise.resolve() : (this.sending ?? Promise.resolve());
   }
 
   close(): void {
@@ -155,8 +157,8 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
 
 /**
  * Maps each value of `source`; `return()` reaches the source at once (a generator would wait for its
- * next value). With `pushed`, the end of the source (done or an error) waits until the pushed
- * messages are sent, and `return()` drops those not yet sent.
+ * next value). With `pushed`, the source's end waits until the pushed messages are sent; its failure
+ * and `return()` drop those not yet sent.
  */
 function mapAsyncIterator<T, U>(source: AsyncIterable<T>, map: (value: T) => U | Promise<U>, pushed?: PushedMessages): AsyncGenerator<U> {
   const iterator = source[Symbol.asyncIterator]();
@@ -167,7 +169,11 @@ function mapAsyncIterator<T, U>(source: AsyncIterable<T>, map: (value: T) => U |
     const value = map(result.value);
     return isPromise(value) ? value.then((mapped) => ({ done: false, value: mapped })) : { done: false, value };
   };
-  const failed = (error: unknown): Promise<never> => (pushed ? pushed.drained().then(() => Promise.reject(error)) : Promise.reject(error));
+  // A source that fails (a subscriber falling behind) resumes from its last cursor: what is still unsent is dropped.
+  const failed = (error: unknown): Promise<never> => {
+    pushed?.close();
+    return Promise.reject(error);
+  };
   const mapped: AsyncGenerator<U> = {
     next: () => iterator.next().then(mapResult, failed),
     return: async () => {
