@@ -45,6 +45,7 @@ import autocannon from 'autocannon';
 import { createClient, type Client } from 'graphql-ws';
 import pg from 'pg';
 import WebSocket from 'ws';
+import { cpuMsPerRequest, readCpu } from './cpu.js';
 import type { FromSubscribers, StartSubscribers, SubscribersReceipts, SubscribersStatus, ToSubscribers } from './subscribers.js';
 import { freePort, startEmbeddedPostgres } from '../../src/platform/db/embedded-postgres.js';
 import { createLogger } from '../../src/platform/logger.js';
@@ -131,6 +132,8 @@ type TargetName = 'gateway' | 'reference';
 interface Target {
   name: TargetName;
   base: string;
+  /** Its process, for the CPU a request costs. */
+  pid?: number | undefined;
 }
 
 interface Agent {
@@ -148,6 +151,8 @@ interface LoadRun {
   non2xx: number;
   errors: number;
   statuses: Record<string, number>;
+  /** CPU milliseconds per request of the target's process and of PostgreSQL's (null where unknown). */
+  cpuMs: { server: number | null; database: number | null };
 }
 
 interface HttpRequestSpec {
@@ -176,6 +181,7 @@ function percentile(values: number[], p: number): number {
 }
 
 const round1 = (value: number) => Math.round(value * 10) / 10;
+const round3 = (value: number) => Math.round(value * 1000) / 1000;
 const round2 = (value: number) => Math.round(value * 100) / 100;
 
 /** Runs `work` for every target of a round, the order alternating from round to round. */
@@ -204,12 +210,14 @@ const bookingBody = (agent: Agent, startsAt: number, minutes: number) =>
 /** A timed autocannon run; `request(n)` builds the n-th request. */
 async function load(target: Target, round: number, request: (n: number) => HttpRequestSpec, seconds = SECONDS): Promise<LoadRun> {
   let counter = 0;
+  const cpuBefore = await readCpu(target.pid, clusterDir);
   const result = await autocannon({
     url: target.base,
     connections: CONNECTIONS,
     duration: seconds,
     requests: [{ setupRequest: (base) => ({ ...base, ...request(counter++) }) }],
   });
+  const cpu = cpuMsPerRequest(cpuBefore, await readCpu(target.pid, clusterDir), result.requests.total);
   const statuses = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count ?? 0]));
   return {
     round,
@@ -220,6 +228,7 @@ async function load(target: Target, round: number, request: (n: number) => HttpR
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     statuses,
+    cpuMs: cpu,
   };
 }
 
@@ -249,7 +258,7 @@ async function startChild(name: string, args: string[], env: Record<string, stri
     if (Date.now() > deadline) throw new Error(`${name} did not become ready within 120 s`);
     await sleep(100);
   }
-  return { name: name as TargetName, base, child };
+  return { name: name as TargetName, base, child, pid: child.pid };
 }
 
 async function stopChild(name: string, child: ChildProcess): Promise<void> {
@@ -706,7 +715,11 @@ interface LoadSummary {
   non2xx: number;
   errors: number;
   rounds: number;
+  /** Medians of the per-round CPU milliseconds per request. */
+  cpuMs: { server: number | null; database: number | null };
 }
+
+const medianOrNull = (values: (number | null)[]) => (values.every((value) => value !== null) && values.length ? round3(median(values as number[])) : null);
 
 function summariseRuns(loadRuns: LoadRun[]): LoadSummary {
   return {
@@ -716,6 +729,7 @@ function summariseRuns(loadRuns: LoadRun[]): LoadSummary {
     non2xx: loadRuns.reduce((sum, run) => sum + run.non2xx, 0),
     errors: loadRuns.reduce((sum, run) => sum + run.errors, 0),
     rounds: loadRuns.length,
+    cpuMs: { server: medianOrNull(loadRuns.map((run) => run.cpuMs.server)), database: medianOrNull(loadRuns.map((run) => run.cpuMs.database)) },
   };
 }
 
@@ -730,10 +744,22 @@ function markdownTable(header: string[], rows: (string | number)[][]): string {
 }
 
 function loadRow(label: string, s: LoadSummary): (string | number)[] {
-  return [label, range(s.rps), s.p50, s.p99, s.non2xx, s.errors];
+  return [label, range(s.rps), s.p50, s.p99, s.non2xx, s.errors, s.cpuMs.server ?? 'n/a', s.cpuMs.database ?? 'n/a'];
 }
 
-const LOAD_HEADER = ['target', 'req/s median (min–max)', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'];
+const cpuText = (run: LoadRun) => `CPU per request: server ${run.cpuMs.server ?? '?'} ms, PostgreSQL ${run.cpuMs.database ?? '?'} ms`;
+
+/**
+ * Median (min–max) of the per-round ratios of server CPU per request, gateway / reference: steadier than req/s
+ * on a shared machine (a busy neighbour slows both targets' clocks, not the work a request takes).
+ */
+function cpuRatioText(gateway: LoadRun[], reference: LoadRun[]): string {
+  const pairs = gateway.map((run, index) => [run.cpuMs.server, reference[index]?.cpuMs.server] as const);
+  if (!pairs.length || pairs.some(([ours, theirs]) => !ours || !theirs)) return '';
+  return `; server CPU per request ${range(ratios(pairs.map(([ours]) => ours!), pairs.map(([, theirs]) => theirs!)), 2)}`;
+}
+
+const LOAD_HEADER = ['target', 'req/s median (min–max)', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'server CPU ms/req', 'PostgreSQL CPU ms/req'];
 
 // ---------------------------------------------------------------------------------------------------
 // Main
@@ -741,6 +767,8 @@ const LOAD_HEADER = ['target', 'req/s median (min–max)', 'p50 ms', 'p99 ms', '
 const report: Record<string, unknown> = {};
 const compact: (string | number)[][] = [];
 let dataDir: string | undefined;
+/** The embedded cluster's directory (for PostgreSQL's CPU per request); undefined with DATABASE_URL. */
+let clusterDir: string | undefined;
 let database: { url: string; stop(): Promise<void> } | undefined;
 let db: pg.Pool | undefined;
 let receiver: ReturnType<typeof createServer> | undefined;
@@ -788,6 +816,7 @@ async function main(): Promise<void> {
   if (!databaseUrl) {
     dataDir = await mkdtemp(join(tmpdir(), 'gateway-bench-'));
     database = await startEmbeddedPostgres({ dataDir, logger: createLogger('warn'), ephemeral: true, statementStats: SQL_STATS, commitTimestamps: true });
+    clusterDir = join(dataDir, 'pg');
     handleSignals();
     databaseUrl = database.url;
   }
@@ -806,8 +835,8 @@ async function main(): Promise<void> {
   });
   const reference = await startChild('reference', ['--import', '@swc-node/register/esm-register', 'bench/reference/server.ts'], common);
   const targets: Target[] = [
-    { name: 'gateway', base: gateway.base },
-    { name: 'reference', base: reference.base },
+    { name: 'gateway', base: gateway.base, pid: gateway.pid },
+    { name: 'reference', base: reference.base, pid: reference.pid },
   ];
   note(`gateway ${gateway.base}, reference ${reference.base}, PostgreSQL ${database ? 'embedded (fsync off)' : 'from DATABASE_URL'}`);
 
@@ -828,7 +857,7 @@ async function main(): Promise<void> {
       for (const [name, run] of results) {
         s1.get(name)!.push(run);
         checkAllCreated('S1', name, run);
-        note(`S1 round ${round + 1} ${name}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, statuses ${JSON.stringify(run.statuses)}`);
+        note(`S1 round ${round + 1} ${name}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${cpuText(run)}, statuses ${JSON.stringify(run.statuses)}`);
       }
     }
   }
@@ -840,7 +869,7 @@ async function main(): Promise<void> {
     console.log(`\n### S1 POST /api/bookings (fresh 1-minute slot per request, ${agents.length} agents round-robin)\n`);
     console.log(markdownTable(LOAD_HEADER, [loadRow('gateway', gw), loadRow('reference', ref)]));
     console.log(`\ngateway/reference req/s: ${range(ratio, 2)}`);
-    compact.push(['S1 create booking', `${range(gw.rps)} req/s, p99 ${gw.p99} ms`, `${range(ref.rps)} req/s, p99 ${ref.p99} ms`, range(ratio, 2)]);
+    compact.push(['S1 create booking', `${range(gw.rps)} req/s, p99 ${gw.p99} ms`, `${range(ref.rps)} req/s, p99 ${ref.p99} ms`, range(ratio, 2) + cpuRatioText(s1.get('gateway')!, s1.get('reference')!)]);
   }
 
   // ---- S2 and S3
@@ -854,7 +883,7 @@ async function main(): Promise<void> {
       for (const [name, run] of results) {
         s2.get(name)!.push(run);
         if (run.non2xx || run.errors) problems.push(`S2 ${name} round ${round + 1}: ${run.non2xx} non-2xx, ${run.errors} errors`);
-        note(`S2 round ${round + 1} ${name}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms`);
+        note(`S2 round ${round + 1} ${name}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${cpuText(run)}`);
       }
     }
   }
@@ -866,7 +895,7 @@ async function main(): Promise<void> {
     console.log(`\n### S2 GET /api/bookings (3-month window, 50 rows, agents round-robin)\n`);
     console.log(markdownTable(LOAD_HEADER, [loadRow('gateway', gw), loadRow('reference', ref)]));
     console.log(`\ngateway/reference req/s: ${range(ratio, 2)}`);
-    compact.push(['S2 list bookings (50 rows)', `${range(gw.rps)} req/s, p99 ${gw.p99} ms`, `${range(ref.rps)} req/s, p99 ${ref.p99} ms`, range(ratio, 2)]);
+    compact.push(['S2 list bookings (50 rows)', `${range(gw.rps)} req/s, p99 ${gw.p99} ms`, `${range(ref.rps)} req/s, p99 ${ref.p99} ms`, range(ratio, 2) + cpuRatioText(s2.get('gateway')!, s2.get('reference')!)]);
   }
   if (runs('S3')) {
     await assertGraphqlOf50(gateway, agents[0]!);
@@ -876,7 +905,7 @@ async function main(): Promise<void> {
       const run = await load(gateway, round, graphqlRequests(agents));
       s3.push(run);
       if (run.non2xx || run.errors) problems.push(`S3 round ${round + 1}: ${run.non2xx} non-2xx, ${run.errors} errors`);
-      note(`S3 round ${round + 1} gateway GraphQL: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms`);
+      note(`S3 round ${round + 1} gateway GraphQL: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${cpuText(run)}`);
     }
     const gw = summariseRuns(s3);
     const ref = summariseRuns(s2.get('reference')!);
@@ -885,7 +914,7 @@ async function main(): Promise<void> {
     console.log(`\n### S3 GraphQL bookings(first: 50) with agent { id name } (gateway) vs the reference's S2\n`);
     console.log(markdownTable(LOAD_HEADER, [loadRow('gateway (GraphQL)', gw), loadRow('reference (REST, S2)', ref)]));
     console.log(`\ngateway/reference req/s: ${range(ratio, 2)}`);
-    compact.push(['S3 GraphQL list (50 rows + agent)', `${range(gw.rps)} req/s, p99 ${gw.p99} ms`, `(S2) ${range(ref.rps)} req/s`, range(ratio, 2)]);
+    compact.push(['S3 GraphQL list (50 rows + agent)', `${range(gw.rps)} req/s, p99 ${gw.p99} ms`, `(S2) ${range(ref.rps)} req/s`, range(ratio, 2) + cpuRatioText(s3, s2.get('reference')!)]);
   }
 
   // ---- S4
@@ -961,7 +990,7 @@ async function main(): Promise<void> {
       for (const [name, run] of results) {
         s8.get(name)!.push(run);
         if (run.non2xx || run.errors) problems.push(`S8 ${name} round ${round + 1}: ${run.non2xx} non-2xx, ${run.errors} errors`);
-        note(`S8 round ${round + 1} ${name}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms`);
+        note(`S8 round ${round + 1} ${name}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${cpuText(run)}`);
       }
     }
     // Latency of one request at a time (under load, p50 is mostly waiting for the two cores).
@@ -998,7 +1027,7 @@ async function main(): Promise<void> {
       `S8 availability (${availability.length} agents × ${S8_BOOKINGS_PER_AGENT})`,
       `${range(gw.rps)} req/s, p50 ${gw.p50}, p99 ${gw.p99} ms; alone p50 ${unloaded('gateway').p50} ms`,
       `${range(ref.rps)} req/s, p50 ${ref.p50}, p99 ${ref.p99} ms; alone p50 ${unloaded('reference').p50} ms`,
-      range(ratio, 2),
+      range(ratio, 2) + cpuRatioText(s8.get('gateway')!, s8.get('reference')!),
     ]);
   }
 
@@ -1182,7 +1211,7 @@ async function main(): Promise<void> {
       const events = subscribers.reduce((sum, s) => sum + s.received, 0) - eventsBefore;
       s5.push({ ...run, events, deliveredDuring, expectedDeliveries, backlogAfter, drainedMs });
       note(
-        `S5 round ${round + 1}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms; ${events} subscriber events; webhooks ${deliveredDuring}/${expectedDeliveries} delivered during the run, ` +
+        `S5 round ${round + 1}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${cpuText(run)}; ${events} subscriber events; webhooks ${deliveredDuring}/${expectedDeliveries} delivered during the run, ` +
           (drained ? `the rest within ${drainedMs} ms` : `${expectedDeliveries - (delivered - deliveredBefore)} still queued after ${SECONDS * 3} s`),
       );
     }
@@ -1213,7 +1242,7 @@ async function main(): Promise<void> {
 
   console.log(`\n## Summary (${ROUNDS} round(s) × ${SECONDS} s, ${CONNECTIONS} connections, ${agents.length} agents${SMOKE ? ', smoke' : ''})\n`);
   console.log(markdownTable(['scenario', 'gateway', 'reference', 'gateway/reference'], compact));
-  console.log('\nRatios are medians of per-round ratios (min–max). A req/s ratio below 1, or a latency or wall-time ratio above 1, means the gateway is slower.');
+  console.log('\nRatios are medians of per-round ratios (min–max). A req/s ratio below 1, or a latency, wall-time or CPU-per-request ratio above 1, means the gateway is slower.');
   if (problems.length) {
     console.log('\nRules broken:');
     for (const problem of problems) console.log(`  - ${problem}`);
