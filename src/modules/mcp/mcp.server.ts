@@ -97,7 +97,7 @@ export function createMcpServer(deps: McpDeps, actor: () => Promise<Actor>, addr
     ({ from, to, limit }) =>
       answer(async () => {
         const page = await deps.bookings.list(await actor(), { from: from ? new Date(from) : undefined, to: to ? new Date(to) : undefined }, limit ?? BOOKING_LIMITS.listDefault);
-        return { items: page.items.map(toBookingItem) };
+        return { items: page.items };
       }, deps.logger),
   );
 

@@ -9,7 +9,7 @@ import type { Actor } from '../../platform/auth/actor.js';
 import { agentOf, type AgentRecord } from './agent.service.js';
 import { Booking } from './entities/booking.entity.js';
 import { committedEvents, recordBookingEvent, type BookingEventBus } from './booking-events.js';
-import { fromBookingItem, toBookingItem, type BookingView } from './booking-item.js';
+import { fromBookingItem, toBookingItem, type BookingItem, type BookingView } from './booking-item.js';
 
 export type { BookingView } from './booking-item.js';
 import { checkRange, isUuid } from './input-checks.js';
@@ -25,6 +25,7 @@ import {
   CONFLICTING_BOOKINGS,
   CREATE_BOOKING,
   DUE_REMINDERS,
+  bookingItemOfRow,
   bookingViewOfRow,
   type BookingRow,
 } from './sql/booking.sql.js';
@@ -71,8 +72,9 @@ export interface BookingWindow {
   to?: Date | undefined;
 }
 
+/** A page of a calendar, in the seed's shape: lists are the hot reads, and every adapter sends these times as they are. */
 export interface BookingPage {
-  items: BookingView[];
+  items: BookingItem[];
   hasNextPage: boolean;
 }
 
@@ -205,7 +207,7 @@ export class BookingService {
     const rows = window.from
       ? await this.statements.rows(BOOKINGS_OVERLAPPING, [actor.id, window.from, window.to ?? null, after?.startsAt ?? null, after?.id ?? null, limit + 1])
       : await this.statements.rows(BOOKINGS_FROM_START, [actor.id, window.to ?? null, after?.startsAt ?? null, after?.id ?? null, limit + 1]);
-    return { items: rows.slice(0, limit).map(bookingViewOfRow), hasNextPage: rows.length > limit };
+    return { items: rows.slice(0, limit).map(bookingItemOfRow), hasNextPage: rows.length > limit };
   }
 
   async get(caller: Actor, bookingId: string): Promise<BookingView> {

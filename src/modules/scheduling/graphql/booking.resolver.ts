@@ -16,7 +16,8 @@ import {
 import type { SchedulingContext } from './context.js';
 import { checkLimit } from './limits.js';
 
-const encodeCursor = (booking: BookingCursor) => Buffer.from(`${booking.startsAt.toISOString()}|${booking.id}`).toString('base64url');
+const encodeCursor = (booking: { startsAt: Date | string; id: string }) =>
+  Buffer.from(`${typeof booking.startsAt === 'string' ? booking.startsAt : booking.startsAt.toISOString()}|${booking.id}`).toString('base64url');
 
 function decodeCursor(cursor: string): BookingCursor {
   const [startsAt, id] = Buffer.from(cursor, 'base64url').toString().split('|');

@@ -1,4 +1,5 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import type { BookingItem } from '../booking-item.js';
 import { BOOKING_LIMITS, type BookingView } from '../booking.service.js';
 import type { Slot } from '../recurrence.js';
 import { AgentNode } from './agent.types.js';
@@ -16,11 +17,12 @@ export class BookingNode {
   @Field(() => AgentNode, { description: 'The owning agent (batched).' })
   agent?: AgentNode;
 
-  @Field()
-  startsAt!: Date;
+  // Date or ISO string: a calendar page arrives in the seed's shape (see BookingPage); the scalar writes both.
+  @Field(() => Date)
+  startsAt!: Date | string;
 
-  @Field()
-  endsAt!: Date;
+  @Field(() => Date)
+  endsAt!: Date | string;
 
   @Field({ description: '`confirmed` or `cancelled`.' })
   status!: string;
@@ -29,13 +31,13 @@ export class BookingNode {
   rrule!: string | null;
 
   @Field(() => Date, { nullable: true, description: 'When the booking.reminder event was sent.' })
-  warningSentAt!: Date | null;
+  warningSentAt!: Date | string | null;
 
-  @Field()
-  createdAt!: Date;
+  @Field(() => Date)
+  createdAt!: Date | string;
 
-  static from(view: BookingView): BookingNode {
-    return Object.assign(new BookingNode(), view);
+  static from(booking: BookingView | BookingItem): BookingNode {
+    return Object.assign(new BookingNode(), booking);
   }
 }
 

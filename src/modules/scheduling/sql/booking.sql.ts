@@ -1,3 +1,4 @@
+import { isoFromTimestamptz } from '../../../platform/db/pg-timestamp.js';
 import { namedStatement } from '../../../platform/db/statements.js';
 import type { BookingItem, BookingView } from '../booking-item.js';
 import type { StoredOutcome } from '../idempotency.js';
@@ -24,6 +25,20 @@ export function bookingViewOfRow(row: BookingRow): BookingView {
     rrule: row.rrule,
     warningSentAt: row.warning_sent_at === null ? null : new Date(row.warning_sent_at),
     createdAt: new Date(row.created_at),
+  };
+}
+
+/** A row straight to the seed's shape, without a Date in between (what the window lists return). */
+export function bookingItemOfRow(row: BookingRow): BookingItem {
+  return {
+    id: row.id,
+    agentId: row.agent_id,
+    startsAt: isoFromTimestamptz(row.starts_at),
+    endsAt: isoFromTimestamptz(row.ends_at),
+    status: row.status,
+    rrule: row.rrule,
+    warningSentAt: row.warning_sent_at === null ? null : isoFromTimestamptz(row.warning_sent_at),
+    createdAt: isoFromTimestamptz(row.created_at),
   };
 }
 
