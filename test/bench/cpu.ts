@@ -51,7 +51,10 @@ export async function readCpu(serverPid: number | undefined, clusterDir: string 
   return { server: server?.ticks ?? null, database };
 }
 
-/** CPU milliseconds per request between two readings (a backend that started in between counts from zero). */
+/**
+ * CPU milliseconds per request between two readings. A backend that started in between counts from zero; one
+ * that exited in between is missing from the second reading and not counted (the pools here keep theirs open).
+ */
 export function cpuMsPerRequest(before: CpuReading, after: CpuReading, requests: number): { server: number | null; database: number | null } {
   const perRequest = (ticks: number) => (requests > 0 ? Math.round(((ticks * 1000) / TICKS_PER_SECOND / requests) * 1000) / 1000 : null);
   let database: number | null = null;
