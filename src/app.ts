@@ -2,7 +2,26 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import pg from 'pg';
-import { createDirectoryModule, createPricesModule, createSchedulingModule, createStatusModule, createTokenAnalyticsModule, registerMcpEndpoint, resolverClasses, SESSION_TTL_SECONDS, type DirectoryContext, type PriceAdapter, type SchedulingContext } from './modules/index.js';
+import {
+  createAgentsModule,
+  createAvailabilityModule,
+  createBookingEventsModule,
+  createBookingsModule,
+  createCalendarFeedsModule,
+  createDirectoryModule,
+  createPricesModule,
+  createProposalsModule,
+  createStatusModule,
+  createTokenAnalyticsModule,
+  createWebhooksModule,
+  registerMcpEndpoint,
+  resolverClasses,
+  SESSION_TTL_SECONDS,
+  type AgentsContext,
+  type BookingEventsContext,
+  type DirectoryContext,
+  type PriceAdapter,
+} from './modules/index.js';
 import { JwtIssuer, resolveJwtSecret } from './platform/auth/jwt.js';
 import { RateLimits } from './platform/http/rate-limit.js';
 import { createMailer, type Mailer } from './platform/mail/mailer.js';
@@ -107,15 +126,36 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Before any gauge that queries: a scrape reads the pools before its own statements wait on them.
   registerPoolMetrics(metrics, { orm: statements.pool, rate_limits: rateLimitPool });
   registerMetricsRoute(app, metrics, config.metricsToken);
-  const scheduling = createSchedulingModule({
+  // Scheduling, concept by concept, lower ones first: each takes the services it builds on.
+  const agentsModule = createAgentsModule({ em: orm.em, clock, statements, notifications });
+  actors.accept(agentsModule.agents.tokens);
+  const bookingEvents = createBookingEventsModule({ notifications, statements, logger, metrics });
+  const bookingsModule = createBookingsModule({
     em: orm.em,
     clock,
     logger,
-    notifications,
     statements,
+    events: bookingEvents.bus,
     bookingCap: config.bookingCap,
     reminderLeadMinutes: config.reminderLeadMinutes,
-    webhooks: {
+  });
+  const availabilityModule = createAvailabilityModule({ statements });
+  const proposalsModule = createProposalsModule({
+    em: orm.em,
+    clock,
+    statements,
+    bookings: bookingsModule.bookings,
+    availability: availabilityModule.availability,
+    events: bookingEvents.bus,
+  });
+  const webhooksModule = createWebhooksModule({
+    em: orm.em,
+    clock,
+    logger,
+    statements,
+    metrics,
+    bus: bookingEvents.bus,
+    settings: {
       retryBaseMs: config.webhookRetryBaseMs,
       maxAttempts: config.webhookMaxAttempts,
       allowPrivate: config.webhookAllowPrivate,
@@ -124,10 +164,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       dnsServers: config.dnsServers,
       dnsTimeoutMs: config.dnsTimeoutMs,
     },
-    metrics,
   });
-  actors.accept(scheduling.agents.tokens);
-  scheduling.registerRoutes(app);
+  const calendarFeedsModule = createCalendarFeedsModule({ em: orm.em, clock, statements });
+  const scheduling = [agentsModule, bookingsModule, proposalsModule, webhooksModule, calendarFeedsModule, availabilityModule, bookingEvents];
+  for (const module of scheduling) if ('registerRoutes' in module) module.registerRoutes(app);
 
   const rateLimits = new RateLimits(rateLimitPool, metrics);
   const mailer = deps.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger, clock });
@@ -166,7 +206,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     tokens: tokenAnalytics.tokens,
     priceSources: pricing.refresher,
     mail: mailer,
-    webhooks: scheduling.webhooks,
+    webhooks: webhooksModule.webhooks,
     aggregatorUrl: config.aggregatorUrl,
     logger,
     version: APP_VERSION,
@@ -175,9 +215,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerMcpEndpoint(app, {
     logger,
-    bookings: scheduling.bookings,
-    proposals: scheduling.proposals,
-    availability: scheduling.availability,
+    bookings: bookingsModule.bookings,
+    proposals: proposalsModule.proposals,
+    availability: availabilityModule.availability,
     tokens: tokenAnalytics.tokens,
     tokenReads: tokenAnalytics.budget,
     version: APP_VERSION,
@@ -185,9 +225,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const schema = await buildGatewaySchema({
     resolvers: resolverClasses,
-    container: resolverContainer([...scheduling.resolvers, ...directory.resolvers, ...pricing.resolvers]),
+    container: resolverContainer([...scheduling.flatMap((module): object[] => module.resolvers), ...directory.resolvers, ...pricing.resolvers]),
   });
-  await registerGraphQL<SchedulingContext & DirectoryContext>(app, {
+  await registerGraphQL<AgentsContext & BookingEventsContext & DirectoryContext>(app, {
     schema,
     logger,
     actors,
@@ -196,7 +236,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     metrics,
     buildContext: (base) => ({
       ...base,
-      scheduling: scheduling.createContext(base),
+      agents: agentsModule.createContext(base),
+      bookingEvents: bookingEvents.createContext(base),
       directory: directory.createContext(base),
       prices: pricing.createContext(),
     }),
@@ -212,15 +253,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           connectionString: deps.databaseUrl,
           timeouts: config.databaseTimeouts,
           logger,
-          tasks: Object.fromEntries(Object.entries({ ...scheduling.tasks, ...pricing.tasks }).map(([name, handler]) => [name, inScope(handler)])),
-          crontab: [scheduling.crontab, pricing.crontab].filter(Boolean).join('\n'),
+          tasks: Object.fromEntries(Object.entries({ ...bookingsModule.tasks, ...webhooksModule.tasks, ...pricing.tasks }).map(([name, handler]) => [name, inScope(handler)])),
+          crontab: [bookingsModule.crontab, pricing.crontab].filter(Boolean).join('\n'),
           ...(deps.jobPollIntervalMs ? { pollIntervalMs: deps.jobPollIntervalMs } : {}),
         });
-  if (runner) scheduling.startBackground();
+  if (runner) {
+    webhooksModule.startBackground();
+    bookingsModule.startBackground();
+  }
   app.addHook('onClose', async () => {
     // Handlers whose clients went away may still be running: let them finish before their pools go.
     await app.requestsSettled(10_000);
-    await scheduling.stop();
+    await bookingEvents.stop();
+    await Promise.all([webhooksModule.stop(), bookingsModule.stop()]);
     await runner?.stop();
     await notifications.stop();
     await rateLimitPool.end();

@@ -18,7 +18,7 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyError, type FastifyRequest } from 'fastify';
 import pg from 'pg';
-import { AVAILABILITY } from '../../src/modules/scheduling/sql/availability.sql.js';
+import { AVAILABILITY } from '../../src/modules/availability/sql/availability.sql.js';
 
 const CAP = Number(process.env.BOOKING_CAP ?? 500);
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });

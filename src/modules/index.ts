@@ -2,15 +2,47 @@
  * The gateway's modules as the composition root sees them. Platform code never imports from here;
  * `app.ts` and the CLI do.
  */
+import { agentsEntities, agentsResolvers } from './agents/index.js';
+import { availabilityResolvers } from './availability/index.js';
+import { bookingEventsEntities, bookingEventsResolvers } from './booking-events/index.js';
+import { bookingsEntities, bookingsResolvers } from './bookings/index.js';
+import { calendarFeedsEntities, calendarFeedsResolvers } from './calendar-feeds/index.js';
 import { directoryEntities, directoryResolvers } from './directory/index.js';
 import { pricesEntities, pricesResolvers } from './prices/index.js';
+import { proposalsEntities, proposalsResolvers } from './proposals/index.js';
 import { statusEntities } from './status/index.js';
-import { schedulingEntities, schedulingResolvers } from './scheduling/index.js';
+import { webhooksEntities, webhooksResolvers } from './webhooks/index.js';
 
-export const entities = [...schedulingEntities, ...directoryEntities, ...pricesEntities, ...statusEntities];
-export const resolverClasses = [...schedulingResolvers, ...directoryResolvers, ...pricesResolvers];
+export const entities = [
+  ...agentsEntities,
+  ...bookingsEntities,
+  ...proposalsEntities,
+  ...bookingEventsEntities,
+  ...webhooksEntities,
+  ...calendarFeedsEntities,
+  ...directoryEntities,
+  ...pricesEntities,
+  ...statusEntities,
+];
+export const resolverClasses = [
+  ...agentsResolvers,
+  ...bookingsResolvers,
+  ...proposalsResolvers,
+  ...webhooksResolvers,
+  ...bookingEventsResolvers,
+  ...calendarFeedsResolvers,
+  ...availabilityResolvers,
+  ...directoryResolvers,
+  ...pricesResolvers,
+];
 
-export { createSchedulingModule, type SchedulingContext } from './scheduling/index.js';
+export { createAgentsModule, type AgentsContext } from './agents/index.js';
+export { createAvailabilityModule } from './availability/index.js';
+export { createBookingEventsModule, type BookingEventsContext } from './booking-events/index.js';
+export { createBookingsModule } from './bookings/index.js';
+export { createCalendarFeedsModule } from './calendar-feeds/index.js';
+export { createProposalsModule } from './proposals/index.js';
+export { createWebhooksModule } from './webhooks/index.js';
 export { createDirectoryModule, SESSION_TTL_SECONDS, type DirectoryContext } from './directory/index.js';
 export { createPricesModule, type PriceAdapter } from './prices/index.js';
 export { createTokenAnalyticsModule, presentAnalytics, presentSafety } from './token-analytics/index.js';

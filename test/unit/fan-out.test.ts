@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import type { BookingEventView } from '../../src/modules/scheduling/booking-events.js';
-import { AgentFanOut, FAN_OUT_SLICE } from '../../src/modules/scheduling/fan-out.js';
-import type { SubscriberStream } from '../../src/modules/scheduling/subscriber-stream.js';
+import type { BookingEventView } from '../../src/modules/bookings/index.js';
+import { AgentFanOut, FAN_OUT_SLICE } from '../../src/modules/booking-events/fan-out.js';
+import type { SubscriberStream } from '../../src/modules/booking-events/subscriber-stream.js';
 
 const event = (cursor: number) => ({ cursor: String(cursor) }) as BookingEventView;
 const turn = () => new Promise((resolve) => setImmediate(resolve));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { contentLines, escapeText, foldLine, localDateTime, utcDateTime, vtimezoneLines } from '../../src/modules/scheduling/icalendar.js';
+import { contentLines, escapeText, foldLine, localDateTime, utcDateTime, vtimezoneLines } from '../../src/modules/calendar-feeds/icalendar.js';
 
 const unfold = (text: string) => text.replace(/\r\n /g, '');
 

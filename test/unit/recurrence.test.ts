@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { expandRule, MAX_HOURLY_SPAN_DAYS, parseRule, RecurrenceError } from '../../src/modules/scheduling/recurrence.js';
+import { expandRule, MAX_HOURLY_SPAN_DAYS, parseRule, RecurrenceError } from '../../src/modules/bookings/recurrence.js';
 
 const slot = (startsAt: string, endsAt: string) => ({ startsAt: new Date(startsAt), endsAt: new Date(endsAt) });
 const iso = (slots: { startsAt: Date; endsAt: Date }[]) => slots.map((s) => [s.startsAt.toISOString(), s.endsAt.toISOString()]);

@@ -3,7 +3,7 @@ import { EventEmitter, on } from 'node:events';
 import { buildSchema, parse, type ExecutionResult } from 'graphql';
 import { GRAPHQL_LIMITS } from '../../src/platform/graphql/limits.js';
 import { subscribeSharingExecution, type PushTarget } from '../../src/platform/graphql/shared-execution.js';
-import { SubscriberStream } from '../../src/modules/scheduling/subscriber-stream.js';
+import { SubscriberStream } from '../../src/modules/booking-events/subscriber-stream.js';
 
 /** A schema whose subscription streams whatever the emitter sends and counts how often `label` runs. */
 function harness() {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import type { BookingEventView } from '../../src/modules/scheduling/booking-events.js';
-import { MAX_UNREAD_EVENTS, SubscriberStream, type Replay } from '../../src/modules/scheduling/subscriber-stream.js';
+import type { BookingEventView } from '../../src/modules/bookings/index.js';
+import { MAX_UNREAD_EVENTS, SubscriberStream, type Replay } from '../../src/modules/booking-events/subscriber-stream.js';
 
 const event = (cursor: number) => ({ cursor: String(cursor) }) as BookingEventView;
 const offer = (stream: SubscriberStream, cursor: number) => stream.offer(event(cursor), BigInt(cursor));

@@ -4,8 +4,10 @@ import { z } from 'zod';
 import type { Actor } from '../../platform/auth/actor.js';
 import { INTERNAL_ERROR, toAppError } from '../../platform/errors.js';
 import type { Logger } from '../../platform/logger.js';
-import type { AvailabilityService, BookingService, ProposalService } from '../scheduling/index.js';
-import { AVAILABILITY_LIMITS, BOOKING_LIMITS, decodeSlotCursor, presentAvailabilityPage, presentProposal, SCHEDULING_LIMITS, toBookingItem } from '../scheduling/index.js';
+import { SCHEDULING_LIMITS } from '../../platform/api-limits.js';
+import { AVAILABILITY_LIMITS, decodeSlotCursor, presentAvailabilityPage, type AvailabilityService } from '../availability/index.js';
+import { BOOKING_LIMITS, toBookingItem, type BookingService } from '../bookings/index.js';
+import { presentProposal, type ProposalService } from '../proposals/index.js';
 import type { TokenAnalyticsService, TokenReadBudget } from '../token-analytics/index.js';
 import { presentAnalytics, presentSafety } from '../token-analytics/index.js';
 

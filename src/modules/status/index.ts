@@ -10,7 +10,7 @@ import type { Metrics } from '../../platform/metrics/metrics.js';
 import type { Logger } from '../../platform/logger.js';
 import type { PriceRefreshService } from '../prices/index.js';
 import type { TokenAnalyticsService } from '../token-analytics/index.js';
-import type { WebhookHealth } from '../scheduling/index.js';
+import type { WebhookHealth } from '../webhooks/index.js';
 import type { MailHealth } from '../../platform/mail/mailer.js';
 import { PairPrice } from './entities/pair-price.entity.js';
 import { PairPriceService } from './pair-prices.service.js';

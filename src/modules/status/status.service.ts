@@ -4,7 +4,7 @@ import type { RequestMetrics } from '../../platform/http/request-metrics.js';
 import type { PriceRefreshService } from '../prices/index.js';
 import type { TokenAnalyticsService } from '../token-analytics/index.js';
 import type { PairPriceService } from './pair-prices.service.js';
-import type { WebhookHealth } from '../scheduling/index.js';
+import type { WebhookHealth } from '../webhooks/index.js';
 import type { MailHealth } from '../../platform/mail/mailer.js';
 
 export type ComponentStatus = 'operational' | 'degraded' | 'down';

@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
 import { MINT, pair, startFakeScreener } from '../../factories/fake-screener.js';
-import { BOOKING_LIMITS } from '../../../src/modules/scheduling/index.js';
+import { BOOKING_LIMITS } from '../../../src/modules/bookings/index.js';
 import { startTestApp, type TestApp } from '../../harness.js';
 
 describe('MCP at /mcp through the SDK client', () => {

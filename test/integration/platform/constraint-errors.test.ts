@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { constraintErrorOf, registerConstraintErrors, toAppError } from '../../../src/platform/errors.js';
 import { DIRECTORY_CONSTRAINTS } from '../../../src/modules/directory/constraint-errors.js';
-import { SCHEDULING_CONSTRAINTS } from '../../../src/modules/scheduling/constraint-errors.js';
+import { AGENT_CONSTRAINTS } from '../../../src/modules/agents/constraint-errors.js';
+import { BOOKING_CONSTRAINTS } from '../../../src/modules/bookings/constraint-errors.js';
+import { CALENDAR_FEED_CONSTRAINTS } from '../../../src/modules/calendar-feeds/constraint-errors.js';
+import { WEBHOOK_CONSTRAINTS } from '../../../src/modules/webhooks/constraint-errors.js';
 import { startTestApp, type TestApp } from '../../harness.js';
 
 /** One table per module says what each constraint means; these tests hold it to the real schema. */
@@ -12,7 +15,13 @@ describe('constraint → error table', () => {
   });
   afterAll(async () => t?.close());
 
-  const tables = { scheduling: SCHEDULING_CONSTRAINTS, directory: DIRECTORY_CONSTRAINTS };
+  const tables = {
+    agents: AGENT_CONSTRAINTS,
+    bookings: BOOKING_CONSTRAINTS,
+    webhooks: WEBHOOK_CONSTRAINTS,
+    'calendar feeds': CALENDAR_FEED_CONSTRAINTS,
+    directory: DIRECTORY_CONSTRAINTS,
+  };
 
   it.each(Object.entries(tables))('names only constraints the migrated %s schema has (a table entry with a typo never matches)', async (_module, table) => {
     // A constraint proper, a unique index (PostgreSQL reports its name as the constraint), or a
@@ -45,7 +54,7 @@ describe('constraint → error table', () => {
   });
 
   it('refuses a constraint registered twice with another meaning, and accepts the same meaning again', () => {
-    expect(() => registerConstraintErrors(SCHEDULING_CONSTRAINTS)).not.toThrow();
+    expect(() => registerConstraintErrors(BOOKING_CONSTRAINTS)).not.toThrow();
     expect(() => registerConstraintErrors({ booking_slots_no_overlap: { code: 'conflict', message: 'something else' } })).toThrow(/already mapped to slot_taken/);
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Agent } from '../../../src/modules/scheduling/entities/agent.entity.js';
+import { Agent } from '../../../src/modules/agents/entities/agent.entity.js';
 import { inUnitOfWork } from '../../../src/platform/db/unit-of-work.js';
 import { bootstrapAgent, type AgentWithToken } from '../../factories/agents.js';
 import { startTestApp, type TestApp } from '../../harness.js';

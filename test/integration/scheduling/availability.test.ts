@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DateTime } from 'luxon';
 import pg from 'pg';
-import { AVAILABILITY_LIMITS } from '../../../src/modules/scheduling/index.js';
+import { AVAILABILITY_LIMITS } from '../../../src/modules/availability/index.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
 import { createBooking } from '../../factories/bookings.js';
 import { TestClock } from '../../factories/clock.js';

@@ -7,7 +7,7 @@ import { freePort } from '../../../src/platform/db/embedded-postgres.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
 import { createBooking } from '../../factories/bookings.js';
 import { startWebhookReceiver } from '../../factories/webhook-receiver.js';
-import { FEED_CHECK_INTERVAL_MS } from '../../../src/modules/scheduling/booking-events.js';
+import { FEED_CHECK_INTERVAL_MS } from '../../../src/modules/booking-events/booking-event-bus.js';
 import { BookingEventsDocument, type BookingEventsSubscription } from '../../generated/graphql.js';
 import { createTestDatabase, startTestApp, type TestApp } from '../../harness.js';
 

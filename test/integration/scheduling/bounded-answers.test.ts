@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { FREE_FORM_OBJECT_LIMITS } from '../../../src/platform/free-form-object.js';
-import { AGENT_LIMITS } from '../../../src/modules/scheduling/agent.service.js';
-import { BOOKING_LIMITS, FREE_BUSY_LIMITS } from '../../../src/modules/scheduling/booking.service.js';
-import { PROPOSAL_LIMITS } from '../../../src/modules/scheduling/proposal.service.js';
-import { DELIVERY_LIST_LIMITS } from '../../../src/modules/scheduling/webhook.service.js';
+import { AGENT_LIMITS } from '../../../src/modules/agents/agent.service.js';
+import { BOOKING_LIMITS, FREE_BUSY_LIMITS } from '../../../src/modules/bookings/booking.service.js';
+import { PROPOSAL_LIMITS } from '../../../src/modules/proposals/proposal.service.js';
+import { DELIVERY_LIST_LIMITS } from '../../../src/modules/webhooks/webhook.service.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
 import { BookedSlotsDocument, ChildrenPageDocument, ChildrenTwoLevelsDocument, CreateAgentDocument, CreateBookingDocument, FreeBusyDocument, PreviewBookingDocument } from '../../generated/graphql.js';
 import { bearer, startTestApp, type TestApp } from '../../harness.js';

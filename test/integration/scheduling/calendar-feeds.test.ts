@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import ICAL from 'ical.js';
 import { DateTime } from 'luxon';
-import { CALENDAR_FEED_LIMITS, MAX_CALENDAR_FEEDS_PER_AGENT } from '../../../src/modules/scheduling/calendar-feed.service.js';
+import { CALENDAR_FEED_LIMITS, MAX_CALENDAR_FEEDS_PER_AGENT } from '../../../src/modules/calendar-feeds/calendar-feed.service.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
 import { createBooking } from '../../factories/bookings.js';
 import { TestClock } from '../../factories/clock.js';

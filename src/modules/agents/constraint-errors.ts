@@ -1,0 +1,7 @@
+import type { ConstraintErrors } from '../../platform/errors.js';
+
+/** The agent rules PostgreSQL holds, by constraint name (migrations/), and what a client is told. */
+export const AGENT_CONSTRAINTS = {
+  agents_single_root: { code: 'bootstrap_claimed', message: 'bootstrap is no longer available: this installation already has its first agent' },
+  agents_idempotency_key_key: { code: 'conflict', message: 'idempotency_key was already used to create an agent' },
+} as const satisfies ConstraintErrors;

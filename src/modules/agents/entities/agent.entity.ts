@@ -1,0 +1,61 @@
+import { randomUUID } from 'node:crypto';
+import { Check, Entity, Index, ManyToOne, PrimaryKey, Property, Trigger, Unique } from '@mikro-orm/decorators/legacy';
+import { AGENT_CREDENTIAL_CHANGED_BODY } from '../../../../migrations/Migration20261123000000_scheduling_fast_paths.js';
+import { SCHEDULING_LIMITS } from '../../../platform/api-limits.js';
+import { FREE_BUSY_VISIBILITIES } from '../../../../migrations/Migration20261124000000_free_busy_visibility.js';
+
+export { FREE_BUSY_VISIBILITIES } from '../../../../migrations/Migration20261124000000_free_busy_visibility.js';
+/** Who may ask for an agent's free/busy: `family` (itself, its parent, its children), `anyone`, `nobody` (itself only). */
+export type FreeBusyVisibility = (typeof FREE_BUSY_VISIBILITIES)[number];
+
+/** An agent seat: owns a calendar and one credential (stored only as its SHA-256 hash). */
+@Entity({ tableName: 'agents' })
+@Check({ name: 'agents_name_check', expression: 'char_length((name)::text) >= 1' })
+@Check({
+  name: 'agents_free_busy_visibility_check',
+  expression: `"free_busy_visibility" in (${FREE_BUSY_VISIBILITIES.map((value) => `'${value}'`).join(', ')})`,
+})
+// The bootstrap agent is the only parentless row; this index admits exactly one (see the migration).
+@Unique({
+  name: 'agents_single_root',
+  expression: 'create unique index agents_single_root on agents ((parent_id is null)) where parent_id is null',
+})
+// Every process caches credentials; a changed or removed agent tells them all to forget it.
+@Trigger({
+  name: 'agents_credential_changed',
+  timing: 'after',
+  events: ['update', 'delete'],
+  forEach: 'row',
+  body: AGENT_CREDENTIAL_CHANGED_BODY,
+})
+export class Agent {
+  @PrimaryKey({ type: 'uuid' })
+  id: string = randomUUID();
+
+  @Property({ type: 'string', length: 120 })
+  name!: string;
+
+  @Property({ type: 'json', columnType: 'jsonb' })
+  metadata: Record<string, unknown> = {};
+
+  @Property({ type: 'json', columnType: 'jsonb' })
+  config: Record<string, unknown> = {};
+
+  @Property({ type: 'string', length: 64, unique: 'agents_token_hash_key', hidden: true })
+  tokenHash!: string;
+
+  @Property({ type: 'string', length: SCHEDULING_LIMITS.idempotencyKeyMaxLength, nullable: true, unique: 'agents_idempotency_key_key' })
+  idempotencyKey: string | null = null;
+
+  /** The agent that created this one; null only for the bootstrap agent. */
+  @ManyToOne(() => Agent, { nullable: true, deleteRule: 'restrict' })
+  @Index({ name: 'agents_parent_id_idx' })
+  parent: Agent | null = null;
+
+  @Property({ type: 'Date', columnType: 'timestamptz' })
+  createdAt: Date = new Date();
+
+  /** Who may ask for this agent's free/busy; the agent sets it (`setFreeBusyVisibility`). */
+  @Property({ type: 'string', length: 16, default: 'family' })
+  freeBusyVisibility: FreeBusyVisibility = 'family';
+}

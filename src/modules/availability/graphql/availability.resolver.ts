@@ -1,0 +1,45 @@
+import { Arg, Ctx, ID, Int, Query, Resolver } from 'type-graphql';
+import { AVAILABILITY_LIMITS as L, decodeSlotCursor, encodeSlotCursor, type AvailabilityService } from '../availability.service.js';
+import { FreeSlotConnection, FreeSlotEdge, FreeSlotNode } from './availability.types.js';
+import type { PlatformContext } from '../../../platform/graphql/server.js';
+import { checkLimit } from '../../../platform/graphql/page-size.js';
+
+@Resolver()
+export class AvailabilityResolver {
+  constructor(private readonly calendars: AvailabilityService) {}
+
+  @Query(() => FreeSlotConnection, {
+    description:
+      'Free slots common to the caller and `agentIds` (at most ' +
+      `${L.maxOtherAgents} others; the caller is always included) inside [from, to), at most ${L.maxWindowDays} days long: ` +
+      `\`duration\` minutes (${L.durationMin} to ${L.durationMax}) starting on the \`granularity\` grid (${L.granularityMin} to ${L.granularityMax} minutes, ` +
+      'multiples of it since 1970-01-01T00:00Z), earliest first. Every free grid start is listed, so slots overlap when the duration is longer than the step. ' +
+      'Busy is what the overlap constraint sees: confirmed bookings and their occurrences, not cancelled ones or removed occurrences. ' +
+      `\`first\` 1 to ${L.firstMax}. An agent that does not share its free/busy with the caller, or does not exist, is \`forbidden\`; ` +
+      `more than ${L.maxBookedSlots} booked slots of the agents asked inside the window is a \`validation\` error naming \`to\`.`,
+  })
+  async availability(
+    @Ctx() ctx: PlatformContext,
+    @Arg('agentIds', () => [ID]) agentIds: string[],
+    @Arg('duration', () => Int, { description: 'Minutes.' }) duration: number,
+    @Arg('from') from: Date,
+    @Arg('to') to: Date,
+    @Arg('granularity', () => Int, { defaultValue: L.granularityDefault, description: 'Minutes between candidate starts.' })
+    granularity = L.granularityDefault as number,
+    @Arg('first', () => Int, { defaultValue: L.firstDefault }) first = L.firstDefault as number,
+    @Arg('after', () => String, { nullable: true }) after?: string | null,
+  ): Promise<FreeSlotConnection> {
+    const actor = await ctx.actor();
+    const page = await this.calendars.find(actor, {
+      agentIds,
+      durationMinutes: duration,
+      from,
+      to,
+      granularityMinutes: granularity,
+      first: checkLimit('first', first, L.firstMax),
+      after: after ? decodeSlotCursor(after) : undefined,
+    });
+    const edges = page.items.map((slot) => new FreeSlotEdge(FreeSlotNode.from(slot), encodeSlotCursor));
+    return { edges, pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
+  }
+}

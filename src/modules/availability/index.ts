@@ -1,0 +1,28 @@
+/**
+ * Availability: the free slots common to several agents' calendars.
+ *
+ * Glossary
+ * - availability: the slots of a duration, on a grid of starts, that every asked calendar has free.
+ * - grid: candidate starts every `granularity` minutes since 1970-01-01T00:00Z (stable pages and cursors).
+ * - visibility: an agent answers only to those its free/busy visibility admits (agents module).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Statements } from '../../platform/db/statements.js';
+import { AvailabilityService } from './availability.service.js';
+import { AvailabilityResolver } from './graphql/availability.resolver.js';
+import { registerAvailabilityRoutes } from './rest/availability.routes.js';
+
+export { AVAILABILITY_LIMITS, decodeSlotCursor, type AvailabilityService } from './availability.service.js';
+export { presentAvailabilityPage } from './availability.view.js';
+export { availabilitySearchProperties } from './rest/availability.schemas.js';
+
+export const availabilityResolvers = [AvailabilityResolver];
+
+export function createAvailabilityModule(deps: { statements: Statements }) {
+  const availability = new AvailabilityService(deps.statements);
+  return {
+    availability,
+    resolvers: [new AvailabilityResolver(availability)],
+    registerRoutes: (app: FastifyInstance) => registerAvailabilityRoutes(app, availability),
+  };
+}

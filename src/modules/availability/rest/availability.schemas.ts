@@ -1,0 +1,65 @@
+/** The JSON schema of the availability route: validation, serialisation and the OpenAPI document. */
+import { SECURITY } from '../../../platform/http/openapi.js';
+import { AVAILABILITY_LIMITS as L } from '../availability.service.js';
+import { SCHEDULING_LIMITS } from '../../../platform/api-limits.js';
+import { errorResponses } from '../../../platform/http/error-schemas.js';
+
+const dateTime = { type: 'string', format: 'date-time' } as const;
+
+/** Seed 000's `OccurrenceSlot` shape: a slot is a slot. */
+const freeSlot = { type: 'object', additionalProperties: false, required: ['startsAt', 'endsAt'], properties: { startsAt: dateTime, endsAt: dateTime } } as const;
+
+/** What a search for common free time asks: the route's query here, `POST /api/proposals/first-available`'s body too. */
+export const availabilitySearchProperties = {
+  duration: { type: 'integer', minimum: L.durationMin, maximum: L.durationMax, description: 'Slot length in minutes.' },
+  from: dateTime,
+  to: { ...dateTime, description: `After from, at most ${L.maxWindowDays} days later.` },
+  granularity: {
+    type: 'integer',
+    minimum: L.granularityMin,
+    maximum: L.granularityMax,
+    default: L.granularityDefault,
+    description: 'Minutes between candidate starts (multiples of it since 1970-01-01T00:00Z).',
+  },
+} as const;
+
+export const availabilityRoute = {
+  operationId: 'getAvailability',
+  summary: 'Free slots common to the caller and other agents',
+  description:
+    `Slots of \`duration\` minutes free on the caller's calendar and on every agent in \`agents\` (at most ${L.maxOtherAgents}) inside [from, to) ` +
+    `(at most ${L.maxWindowDays} days), starting on the \`granularity\` grid (multiples of it since 1970-01-01T00:00Z), earliest first. ` +
+    'Every free grid start is listed, so slots overlap when the duration is longer than the step. Busy is what the overlap constraint ' +
+    'sees: confirmed bookings and their occurrences, not cancelled bookings or removed occurrences. Pass `nextCursor` as `after` for the next page. ' +
+    'An agent that does not share its free/busy with the caller, or does not exist, is 403 `forbidden` (the same answer for both); ' +
+    `more than ${L.maxBookedSlots} booked slots of the agents asked inside the window is a 400 naming \`to\`.`,
+  tags: ['availability'],
+  security: SECURITY.agent,
+  querystring: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['duration', 'from', 'to'],
+    properties: {
+      agents: {
+        type: 'string',
+        maxLength: L.maxOtherAgents * (SCHEDULING_LIMITS.agentIdMaxLength + 2),
+        description: `Agent ids separated by commas, at most ${L.maxOtherAgents}; the caller is always included and may be left out.`,
+      },
+      ...availabilitySearchProperties,
+      limit: { type: 'integer', minimum: 1, maximum: L.firstMax, default: L.firstDefault },
+      after: { type: 'string', minLength: 1, maxLength: 100, description: 'The `nextCursor` of the previous page.' },
+    },
+  },
+  response: {
+    200: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['items', 'nextCursor'],
+      properties: {
+        items: { type: 'array', maxItems: L.firstMax, items: freeSlot },
+        nextCursor: { type: ['string', 'null'], description: 'Pass as `after` for the next page; null on the last page.' },
+      },
+    },
+    ...errorResponses(400, 401, 403),
+  },
+} as const;

@@ -1,0 +1,66 @@
+/**
+ * Booking events: the log of what happened to each agent's bookings, and its live delivery.
+ *
+ * Glossary
+ * - event: booking.created / cancelled / transferred / reminder, written to `booking_events` (the
+ *   outbox) in the transaction of the change; its id is the cursor of subscriptions and webhooks.
+ * - cursor: an event's id; `after` a cursor replays the events that followed it, in order.
+ * - bus: the live side: a committed write announces its events; one coalesced NOTIFY tells every process.
+ * - feed: one per agent with subscribers in a process; it reads the log when an announcement is missing.
+ * - fan-out: an agent's subscribers are handed an event in slices of whole connections.
+ * - subscriber stream: one subscription's queue, bounded (subscriber_lagging past it).
+ */
+import type { Notifications } from '../../platform/db/notifications.js';
+import type { Statements } from '../../platform/db/statements.js';
+import { AppError } from '../../platform/errors.js';
+import type { PlatformContext } from '../../platform/graphql/server.js';
+import type { Logger } from '../../platform/logger.js';
+import type { Metrics } from '../../platform/metrics/metrics.js';
+import { agentOf } from '../agents/index.js';
+import type { BookingEventView } from '../bookings/index.js';
+import { BookingEventBus } from './booking-event-bus.js';
+import { BookingEvent } from './entities/booking-event.entity.js';
+import { BookingEventResolver, type BookingEventsContext } from './graphql/booking-event.resolver.js';
+import { NEWEST_EVENT } from './sql/booking-event.sql.js';
+
+export { BookingEventBus } from './booking-event-bus.js';
+export { BOOKING_EVENT_TYPES, BookingEvent, type BookingEventType } from './entities/booking-event.entity.js';
+export type { BookingEventsContext } from './graphql/booking-event.resolver.js';
+
+export const bookingEventsEntities = [BookingEvent];
+export const bookingEventsResolvers = [BookingEventResolver];
+
+/**
+ * Event lag: the log's newest event id, the newest this process handed to a subscriber, and how far
+ * the agents subscribed here are behind their own newest event (booking-event-bus.ts). Read per scrape.
+ */
+function registerBookingEventMetrics(metrics: Metrics, bus: BookingEventBus, statements: Statements): void {
+  metrics.gauge('gateway_booking_events_newest_id', 'Newest booking event id in the log (all agents, all processes)', [], async (set) => {
+    const [row] = await statements.rows(NEWEST_EVENT, []);
+    set(Number(row?.newest ?? 0));
+  });
+  metrics.gauge('gateway_booking_events_delivered_id', 'Newest booking event id this process has handed to a subscriber', [], (set) => set(Number(bus.lastDeliveredCursor)));
+  metrics.gauge(
+    'gateway_booking_event_subscriber_lag',
+    "For the agents with subscribers in this process: the largest gap, in event ids, between an agent's newest event and the last one delivered to its subscribers (0: caught up)",
+    [],
+    async (set) => set(Number(await bus.subscriberLag())),
+  );
+}
+
+export function createBookingEventsModule(deps: { notifications: Notifications; statements: Statements; logger: Logger; metrics: Metrics }) {
+  const bus = new BookingEventBus(deps.notifications, deps.statements, deps.logger);
+  registerBookingEventMetrics(deps.metrics, bus, deps.statements);
+  return {
+    bus,
+    resolvers: [new BookingEventResolver()],
+    /** The `bookingEvents` slice of the GraphQL context. */
+    createContext: (base: PlatformContext): BookingEventsContext['bookingEvents'] => ({
+      async subscribe(after: string | undefined): Promise<AsyncGenerator<BookingEventView>> {
+        if (after !== undefined && !/^\d{1,18}$/.test(after)) throw AppError.validation({ after: 'is not a cursor' });
+        return bus.subscribe(agentOf(await base.actor()).id, after, base.connectionId);
+      },
+    }),
+    stop: async () => bus.close(),
+  };
+}

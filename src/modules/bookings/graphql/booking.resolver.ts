@@ -1,0 +1,139 @@
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { AppError } from '../../../platform/errors.js';
+import { BOOKING_LIMITS, FREE_BUSY_LIMITS, type BookingCursor, type BookingService } from '../booking.service.js';
+import { isUuid } from '../../../platform/uuid.js';
+import { AgentNode } from '../../agents/index.js';
+import {
+  BookedSlotNode,
+  BookingConnection,
+  BookingEdge,
+  BookingNode,
+  BookingPreview,
+  CreateBookingInput,
+  FreeBusy,
+  SlotNode,
+} from './booking.types.js';
+import type { AgentsContext } from '../../agents/index.js';
+import { checkLimit } from '../../../platform/graphql/page-size.js';
+
+const encodeCursor = (booking: { startsAt: Date | string; id: string }) =>
+  Buffer.from(`${typeof booking.startsAt === 'string' ? booking.startsAt : booking.startsAt.toISOString()}|${booking.id}`).toString('base64url');
+
+function decodeCursor(cursor: string): BookingCursor {
+  const [startsAt, id] = Buffer.from(cursor, 'base64url').toString().split('|');
+  const date = new Date(startsAt ?? '');
+  // A cursor is only ever read back from the client: every part is checked before it reaches SQL.
+  if (!id || !isUuid(id) || Number.isNaN(date.getTime())) throw AppError.validation({ after: 'is not a cursor from this connection' });
+  return { startsAt: date, id };
+}
+
+@Resolver(() => BookingNode)
+export class BookingResolver {
+  constructor(private readonly calendar: BookingService) {}
+
+  @Query(() => BookingConnection, { description: "The caller's bookings intersecting [from, to), by startsAt." })
+  async bookings(
+    @Ctx() ctx: AgentsContext,
+    @Arg('from', () => Date, { nullable: true }) from?: Date | null,
+    @Arg('to', () => Date, { nullable: true }) to?: Date | null,
+    @Arg('first', () => Int, { defaultValue: BOOKING_LIMITS.listDefault }) first = BOOKING_LIMITS.listDefault as number,
+    @Arg('after', () => String, { nullable: true }) after?: string | null,
+  ): Promise<BookingConnection> {
+    const actor = await ctx.actor();
+    const page = await this.calendar.list(
+      actor,
+      { from: from ?? undefined, to: to ?? undefined },
+      checkLimit('first', first, BOOKING_LIMITS.listMax),
+      after ? decodeCursor(after) : undefined,
+    );
+    // Every booking of the page is the caller's: one agent for all rows, and the loader knows the caller.
+    const owner = page.items[0] && AgentNode.from(await ctx.agents.loadAgent(page.items[0].agentId));
+    const edges = page.items.map((item) => new BookingEdge(Object.assign(BookingNode.from(item), owner && { agent: owner }), encodeCursor));
+    return { edges, pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
+  }
+
+  @Query(() => BookingNode)
+  async booking(@Arg('id', () => ID) id: string, @Ctx() ctx: AgentsContext): Promise<BookingNode> {
+    const actor = await ctx.actor();
+    return BookingNode.from(await this.calendar.get(actor, id));
+  }
+
+  @Query(() => [SlotNode], { description: `The next \`limit\` concrete occurrences of a booking, from now (1 to ${BOOKING_LIMITS.listMax}).` })
+  async occurrences(
+    @Arg('bookingId', () => ID) bookingId: string,
+    @Ctx() ctx: AgentsContext,
+    @Arg('limit', () => Int, { defaultValue: BOOKING_LIMITS.listDefault }) limit = BOOKING_LIMITS.listDefault as number,
+  ): Promise<SlotNode[]> {
+    const actor = await ctx.actor();
+    return (await this.calendar.occurrences(actor, bookingId, checkLimit('limit', limit, BOOKING_LIMITS.listMax))).map(SlotNode.from);
+  }
+
+  @Query(() => FreeBusy, {
+    description:
+      "Busy and free intervals of the caller's calendar inside [from, to). " +
+      `The window spans at most ${FREE_BUSY_LIMITS.maxWindowDays} days and ${FREE_BUSY_LIMITS.maxBookedSlots} booked slots; ` +
+      'a longer or fuller one is a `validation` error naming `to`.',
+  })
+  async freeBusy(@Arg('from') from: Date, @Arg('to') to: Date, @Ctx() ctx: AgentsContext): Promise<FreeBusy> {
+    const actor = await ctx.actor();
+    const { busy, free } = await this.calendar.freeBusy(actor, from, to);
+    return { busy: busy.map(SlotNode.from), free: free.map(SlotNode.from) };
+  }
+
+  @Query(() => [BookedSlotNode], {
+    description:
+      "The caller's live occurrences intersecting [from, to), by startsAt, each with its booking: series expanded, cancelled occurrences left out. " +
+      `The same bounds as freeBusy: at most ${FREE_BUSY_LIMITS.maxWindowDays} days and ${FREE_BUSY_LIMITS.maxBookedSlots} slots, else a \`validation\` error naming \`to\`.`,
+  })
+  async bookedSlots(@Arg('from') from: Date, @Arg('to') to: Date, @Ctx() ctx: AgentsContext): Promise<BookedSlotNode[]> {
+    const actor = await ctx.actor();
+    const slots = await this.calendar.slots(actor, from, to);
+    // Every slot is the caller's: one agent for all rows, as in `bookings`.
+    const owner = slots[0] && AgentNode.from(await ctx.agents.loadAgent(slots[0].booking.agentId));
+    return slots.map((slot) =>
+      Object.assign(new BookedSlotNode(), { startsAt: slot.startsAt, endsAt: slot.endsAt, booking: Object.assign(BookingNode.from(slot.booking), owner && { agent: owner }) }),
+    );
+  }
+
+  @Query(() => BookingPreview, { description: 'A dry run of createBooking: conflicts and clashing occurrences, nothing written.' })
+  async previewBooking(@Arg('input') input: CreateBookingInput, @Ctx() ctx: AgentsContext): Promise<BookingPreview> {
+    const actor = await ctx.actor();
+    const preview = await this.calendar.preview(actor, input);
+    return {
+      conflicts: preview.conflicts.map(BookingNode.from),
+      moreConflicts: preview.moreConflicts,
+      clashingOccurrences: preview.clashingOccurrences.map(SlotNode.from),
+      capReached: preview.capReached,
+      occurrenceCount: preview.occurrenceCount,
+      available: !preview.capReached && preview.conflicts.length === 0,
+    };
+  }
+
+  @Mutation(() => BookingNode)
+  async createBooking(@Arg('input') input: CreateBookingInput, @Ctx() ctx: AgentsContext): Promise<BookingNode> {
+    const actor = await ctx.actor();
+    return BookingNode.from(await this.calendar.create(actor, input));
+  }
+
+  @Mutation(() => BookingNode, { description: 'Soft-cancels a booking (idempotent); the row is kept.' })
+  async cancelBooking(@Arg('id', () => ID) id: string, @Ctx() ctx: AgentsContext): Promise<BookingNode> {
+    const actor = await ctx.actor();
+    return BookingNode.from(await this.calendar.cancel(actor, id));
+  }
+
+  @Mutation(() => BookingNode, { description: 'Removes one occurrence of a recurring booking (an EXDATE) and frees its slot.' })
+  async cancelOccurrence(
+    @Arg('bookingId', () => ID) bookingId: string,
+    @Arg('startsAt') startsAt: Date,
+    @Ctx() ctx: AgentsContext,
+  ): Promise<BookingNode> {
+    const actor = await ctx.actor();
+    return BookingNode.from(await this.calendar.cancelOccurrence(actor, bookingId, startsAt));
+  }
+
+  @FieldResolver(() => AgentNode)
+  agent(@Root() booking: BookingNode, @Ctx() ctx: AgentsContext): AgentNode | Promise<AgentNode> {
+    // Synchronous when the query already knew it: a promise per row costs more than the row.
+    return booking.agent ?? ctx.agents.loadAgent(booking.agentId).then(AgentNode.from);
+  }
+}

@@ -1,0 +1,147 @@
+import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import type { BookingItem } from '../booking.view.js';
+import { BOOKING_LIMITS, type BookingView } from '../booking.service.js';
+import type { Slot } from '../recurrence.js';
+import { PageInfo } from '../../../platform/graphql/page-info.js';
+import { AgentNode } from '../../agents/index.js';
+
+// simpleResolvers (here and on every scheduling type): plain properties use graphql's default
+// resolver; type-graphql's per-field wrapper would run for every field of every row of a list.
+@ObjectType('Booking', { simpleResolvers: true, description: 'A half-open time range [startsAt, endsAt) on an agent calendar; with an rrule, the first occurrence of a series.' })
+export class BookingNode {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => ID)
+  agentId!: string;
+
+  @Field(() => AgentNode, { description: 'The owning agent (batched).' })
+  agent?: AgentNode;
+
+  // Date or ISO string: a calendar page arrives in the seed's shape (see BookingPage); the scalar writes both.
+  @Field(() => Date)
+  startsAt!: Date | string;
+
+  @Field(() => Date)
+  endsAt!: Date | string;
+
+  @Field({ description: '`confirmed` or `cancelled`.' })
+  status!: string;
+
+  @Field(() => String, { nullable: true, description: 'RFC 5545 rule; DTSTART is startsAt.' })
+  rrule!: string | null;
+
+  @Field(() => Date, { nullable: true, description: 'When the booking.reminder event was sent.' })
+  warningSentAt!: Date | string | null;
+
+  @Field(() => Date)
+  createdAt!: Date | string;
+
+  static from(booking: BookingView | BookingItem): BookingNode {
+    return Object.assign(new BookingNode(), booking);
+  }
+}
+
+@ObjectType('OccurrenceSlot', { simpleResolvers: true, description: 'One concrete occurrence: [startsAt, endsAt).' })
+export class SlotNode {
+  @Field()
+  startsAt!: Date;
+
+  @Field()
+  endsAt!: Date;
+
+  static from(slot: Slot): SlotNode {
+    return Object.assign(new SlotNode(), { startsAt: slot.startsAt, endsAt: slot.endsAt });
+  }
+}
+
+@ObjectType({ simpleResolvers: true })
+export class BookingEdge {
+  constructor(
+    node: BookingNode,
+    private readonly encode: (node: BookingNode) => string,
+  ) {
+    this.node = node;
+  }
+
+  /** Encoded only when a client asks for it: most pages are read without edge cursors. */
+  @Field()
+  get cursor(): string {
+    return this.encode(this.node);
+  }
+
+  @Field(() => BookingNode)
+  node: BookingNode;
+}
+
+@ObjectType({ simpleResolvers: true })
+export class BookingConnection {
+  @Field(() => [BookingEdge])
+  edges!: BookingEdge[];
+
+  @Field(() => PageInfo)
+  pageInfo!: PageInfo;
+}
+
+@InputType()
+export class CreateBookingInput {
+  @Field(() => ID, { description: 'Must be the agent of the credential.' })
+  agentId!: string;
+
+  @Field({ description: 'RFC 3339 with any offset; stored and returned in UTC.' })
+  startsAt!: Date;
+
+  @Field()
+  endsAt!: Date;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'RFC 5545 RRULE (e.g. `FREQ=WEEKLY;BYDAY=MO;COUNT=10`). Prefix a `DTSTART;TZID=Europe/Berlin:<local startsAt>` line to keep wall-clock time across daylight-saving changes.',
+  })
+  rrule?: string | null;
+}
+
+@ObjectType({ simpleResolvers: true, description: 'A dry run of createBooking: nothing is written.' })
+export class BookingPreview {
+  @Field(() => [BookingNode], {
+    description: `Existing bookings that the new one would overlap, earliest first: at most ${BOOKING_LIMITS.previewConflictsShown}.`,
+  })
+  conflicts!: BookingNode[];
+
+  @Field({ description: `Whether more than ${BOOKING_LIMITS.previewConflictsShown} existing bookings conflict (only the first are listed).` })
+  moreConflicts!: boolean;
+
+  @Field(() => [SlotNode], { description: `Occurrences of the new booking that clash, chronological (a series has at most ${BOOKING_LIMITS.maxOccurrences}).` })
+  clashingOccurrences!: SlotNode[];
+
+  @Field({ description: 'Whether the free-tier booking cap is already reached.' })
+  capReached!: boolean;
+
+  @Field(() => Int, { description: 'Occurrences that would be written (up to 366 days ahead).' })
+  occurrenceCount!: number;
+
+  @Field({ description: 'Whether createBooking would succeed now.' })
+  available!: boolean;
+}
+
+@ObjectType({ simpleResolvers: true })
+export class FreeBusy {
+  @Field(() => [SlotNode], { description: 'Merged busy intervals inside the window.' })
+  busy!: SlotNode[];
+
+  @Field(() => [SlotNode], { description: 'The gaps between them inside the window.' })
+  free!: SlotNode[];
+}
+
+@ObjectType('BookedSlot', { simpleResolvers: true, description: 'One live occurrence on the calendar, with the booking (single or series) it belongs to.' })
+export class BookedSlotNode {
+  @Field()
+  startsAt!: Date;
+
+  @Field()
+  endsAt!: Date;
+
+  @Field(() => BookingNode, { description: 'For a series, its first occurrence and rule; cancelOccurrence takes this id and the slot’s startsAt.' })
+  booking!: BookingNode;
+}

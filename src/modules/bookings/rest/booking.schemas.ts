@@ -1,0 +1,105 @@
+import { SECURITY } from '../../../platform/http/openapi.js';
+import { BOOKING_LIMITS } from '../booking.service.js';
+import { errorResponses } from '../../../platform/http/error-schemas.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../../../platform/api-limits.js';
+
+const dateTime = { type: 'string', format: 'date-time' } as const;
+
+/** Seed 000 `BookingCreate`: no other properties allowed (an rrule comes only through GraphQL). */
+export const bookingCreateBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['agentId', 'startsAt', 'endsAt'],
+  properties: {
+    agentId: { type: 'string', minLength: 1, maxLength: BOOKING_LIMITS.agentIdMaxLength },
+    startsAt: dateTime,
+    endsAt: dateTime,
+  },
+} as const;
+
+/**
+ * Seed 000 `BookingItem`. A single booking is sent as the `BookingView` itself (fast-json-stringify writes
+ * its Date values in exactly `toISOString`'s form); a calendar page arrives with its times already in
+ * that form, straight from PostgreSQL's text (`isoFromTimestamptz`), and is sent as it is.
+ */
+export const bookingItem = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'agentId', 'startsAt', 'endsAt', 'status', 'warningSentAt', 'createdAt'],
+  properties: {
+    id: { type: 'string' },
+    agentId: { type: 'string', minLength: 1, maxLength: BOOKING_LIMITS.agentIdMaxLength },
+    startsAt: dateTime,
+    endsAt: dateTime,
+    status: { type: 'string', enum: ['confirmed', 'cancelled'] },
+    rrule: { type: ['string', 'null'] },
+    warningSentAt: { type: ['string', 'null'], format: 'date-time' },
+    createdAt: dateTime,
+  },
+} as const;
+
+const limit = (defaultValue: number) => ({ type: 'integer', minimum: 1, maximum: BOOKING_LIMITS.listMax, default: defaultValue }) as const;
+
+const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1 } } } as const;
+
+const idempotencyHeader = {
+  type: 'object',
+  properties: { 'idempotency-key': IDEMPOTENCY_KEY_HEADER },
+} as const;
+
+export const createBookingRoute = {
+  operationId: 'createBooking',
+  summary: 'Create a booking on the caller’s calendar',
+  tags: ['scheduling'],
+  security: SECURITY.agent,
+  headers: idempotencyHeader,
+  body: bookingCreateBody,
+  response: { 201: bookingItem, ...errorResponses(400, 401, 403, 409, 429) },
+} as const;
+
+export const listBookingsRoute = {
+  operationId: 'listBookings',
+  summary: 'List the caller’s bookings, optionally those intersecting [from, to)',
+  tags: ['scheduling'],
+  security: SECURITY.agent,
+  querystring: {
+    type: 'object',
+    properties: { limit: limit(BOOKING_LIMITS.listDefault), from: dateTime, to: dateTime },
+  },
+  response: {
+    200: { type: 'object', additionalProperties: false, required: ['items'], properties: { items: { type: 'array', items: bookingItem } } },
+    ...errorResponses(400, 401),
+  },
+} as const;
+
+export const cancelBookingRoute = {
+  operationId: 'cancelBooking',
+  summary: 'Soft-cancel a booking (idempotent)',
+  tags: ['scheduling'],
+  security: SECURITY.agent,
+  params: idParams,
+  response: { 204: { type: 'null', description: 'Cancelled' }, ...errorResponses(401, 403, 404) },
+} as const;
+
+export const occurrencesRoute = {
+  operationId: 'listOccurrences',
+  summary: 'The next concrete slots of a booking, from now',
+  tags: ['scheduling'],
+  security: SECURITY.agent,
+  params: idParams,
+  querystring: { type: 'object', properties: { limit: limit(BOOKING_LIMITS.listDefault) } },
+  response: {
+    200: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['items'],
+      properties: {
+        items: {
+          type: 'array',
+          items: { type: 'object', additionalProperties: false, required: ['startsAt', 'endsAt'], properties: { startsAt: dateTime, endsAt: dateTime } },
+        },
+      },
+    },
+    ...errorResponses(400, 401, 403, 404),
+  },
+} as const;

@@ -1,0 +1,44 @@
+/**
+ * Proposals (seed 000): one agent asks another to hand over a slot of its calendar.
+ *
+ * Glossary
+ * - proposal: a proposer asks a target to hand over [startsAt, endsAt); pending until accepted (the
+ *   slot moves), declined (target) or withdrawn (proposer). Reject leaves it pending.
+ * - transfer: on accept, the target's booking of exactly that range moves to the proposer (one
+ *   occurrence of a series leaves it); otherwise the proposer gets a new booking of the range.
+ * - first available: a proposal of the earliest slot both calendars have free.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../../platform/clock.js';
+import type { Statements } from '../../platform/db/statements.js';
+import type { AvailabilityService } from '../availability/index.js';
+import type { BookingService, EventAnnouncer } from '../bookings/index.js';
+import { Proposal } from './entities/proposal.entity.js';
+import { ProposalResolver } from './graphql/proposal.resolver.js';
+import { ProposalService } from './proposal.service.js';
+import { registerProposalRoutes } from './rest/proposal.routes.js';
+
+export { PROPOSAL_LIMITS, type ProposalService } from './proposal.service.js';
+export { presentProposal } from './proposal.view.js';
+
+export const proposalsEntities = [Proposal];
+export const proposalsResolvers = [ProposalResolver];
+
+export interface ProposalsDeps {
+  em: EntityManager;
+  clock: Clock;
+  statements: Statements;
+  bookings: BookingService;
+  availability: AvailabilityService;
+  events: EventAnnouncer;
+}
+
+export function createProposalsModule(deps: ProposalsDeps) {
+  const proposals = new ProposalService(deps.em, deps.clock, deps.bookings, deps.events, deps.statements, deps.availability);
+  return {
+    proposals,
+    resolvers: [new ProposalResolver(proposals)],
+    registerRoutes: (app: FastifyInstance) => registerProposalRoutes(app, proposals),
+  };
+}
