@@ -16,10 +16,14 @@ import { Migration20261123070000_calendar_feeds } from './Migration2026112307000
 import { Migration20261124000000_free_busy_visibility } from './Migration20261124000000_free_busy_visibility.js';
 import { Migration20261124010000_booking_slots_agent_ends } from './Migration20261124010000_booking_slots_agent_ends.js';
 import { Migration20261125000000_booking_writers } from './Migration20261125000000_booking_writers.js';
+import { Migration20261126010000_sql_definitions } from './Migration20261126010000_sql_definitions.js';
 
 /**
  * Every migration, oldest first. Migrations are forward-only SQL read by a human before merge; the
  * list is explicit so the compiled server and the TypeScript tests run exactly the same set.
+ * Tables, columns, indexes and data change here; functions and triggers are defined in their module's
+ * sql/ and applied after these (src/platform/db/sql-definitions.ts), so the function bodies written in
+ * migrations before 2026-11-26 are history, replaced by their current definitions.
  */
 export const migrations = [
   { name: 'Migration20261121000000_agents', class: Migration20261121000000_agents },
@@ -40,4 +44,5 @@ export const migrations = [
   { name: 'Migration20261124000000_free_busy_visibility', class: Migration20261124000000_free_busy_visibility },
   { name: 'Migration20261124010000_booking_slots_agent_ends', class: Migration20261124010000_booking_slots_agent_ends },
   { name: 'Migration20261125000000_booking_writers', class: Migration20261125000000_booking_writers },
+  { name: 'Migration20261126010000_sql_definitions', class: Migration20261126010000_sql_definitions },
 ];

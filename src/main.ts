@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   const tracing = await startTracingIfConfigured(config.otlpEndpoint, { serviceName: APP_MANIFEST.name, serviceVersion: APP_MANIFEST.version });
   const flushTraces = async () =>
     tracing?.shutdown(TRACE_FLUSH_MS).catch((error: unknown) => logger.error({ err: error }, 'exporting the last traces failed'));
-  const [{ buildApp }, { migrations }, { entities }, { openDatabase }, { createOrm, migrate }] = await Promise.all([
+  const [{ buildApp }, { migrations }, { entities, sqlDefinitions }, { openDatabase }, { createOrm, migrate }] = await Promise.all([
     import('./app.js'),
     import('../migrations/index.js'),
     import('./modules/index.js'),
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
     // Migrations get a connection without the request timeouts: building an index may rightly take minutes.
     const migrator = await createOrm({ clientUrl: database.url, entities, migrations, logger, poolMax: 1 });
-    const applied = await migrate(migrator, database.url).finally(() => migrator.close());
+    const applied = await migrate(migrator, database.url, sqlDefinitions).finally(() => migrator.close());
     if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
     const orm = await createOrm({ clientUrl: database.url, entities, migrations, logger, timeouts: config.databaseTimeouts });
     const app = await buildApp({ config, orm, logger, databaseUrl: database.url });

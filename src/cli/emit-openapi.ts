@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { migrations } from '../../migrations/index.js';
 import { buildApp } from '../app.js';
 import { loadConfig } from '../config.js';
-import { entities } from '../modules/index.js';
+import { entities, sqlDefinitions } from '../modules/index.js';
 import { startEmbeddedPostgres } from '../platform/db/embedded-postgres.js';
 import { createOrm, migrate } from '../platform/db/orm.js';
 import { createLogger } from '../platform/logger.js';
@@ -28,7 +28,7 @@ async function servedDocument(): Promise<string> {
   const database = await startEmbeddedPostgres({ dataDir, logger, ephemeral: true });
   try {
     const migrator = await createOrm({ clientUrl: database.url, entities, migrations, logger, poolMax: 1 });
-    await migrate(migrator, database.url).finally(() => migrator.close());
+    await migrate(migrator, database.url, sqlDefinitions).finally(() => migrator.close());
     const config = loadConfig({ DATABASE_URL: database.url, PRICE_PROVIDERS: '' });
     const orm = await createOrm({ clientUrl: database.url, entities, migrations, logger, timeouts: config.databaseTimeouts });
     try {

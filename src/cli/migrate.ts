@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadConfig } from '../config.js';
 import { migrations } from '../../migrations/index.js';
-import { entities } from '../modules/index.js';
+import { entities, sqlDefinitions } from '../modules/index.js';
 import { openDatabase } from '../platform/db/database.js';
 import { createOrm, migrate } from '../platform/db/orm.js';
 import { createLogger } from '../platform/logger.js';
@@ -12,7 +12,7 @@ const logger = createLogger(config.logLevel);
 const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
 try {
   const orm = await createOrm({ clientUrl: database.url, entities, migrations, logger });
-  const applied = await migrate(orm, database.url);
+  const applied = await migrate(orm, database.url, sqlDefinitions);
   console.log(applied.length ? `applied: ${applied.join(', ')}` : 'the database is up to date');
   await orm.close();
 } finally {

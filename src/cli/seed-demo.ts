@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { migrations } from '../../migrations/index.js';
 import { loadConfig } from '../config.js';
-import { entities } from '../modules/index.js';
+import { entities, sqlDefinitions } from '../modules/index.js';
 import { openDatabase } from '../platform/db/database.js';
 import { createOrm, migrate } from '../platform/db/orm.js';
 import { createLogger } from '../platform/logger.js';
@@ -34,7 +34,7 @@ const logger = createLogger(config.logLevel);
 const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
 try {
   const orm = await createOrm({ clientUrl: database.url, entities, migrations, logger, poolMax: 4 });
-  await migrate(orm, database.url);
+  await migrate(orm, database.url, sqlDefinitions);
   const em = orm.em.fork();
   const started = performance.now();
 

@@ -2,16 +2,16 @@
  * The gateway's modules as the composition root sees them. Platform code never imports from here;
  * `app.ts` and the CLI do.
  */
-import { agentsEntities, agentsResolvers } from './agents/index.js';
+import { agentsEntities, agentsResolvers, agentsSqlDefinitions } from './agents/index.js';
 import { availabilityResolvers } from './availability/index.js';
-import { bookingEventsEntities, bookingEventsResolvers } from './booking-events/index.js';
-import { bookingsEntities, bookingsResolvers } from './bookings/index.js';
-import { calendarFeedsEntities, calendarFeedsResolvers } from './calendar-feeds/index.js';
-import { directoryEntities, directoryResolvers } from './directory/index.js';
+import { bookingEventsEntities, bookingEventsResolvers, bookingEventsSqlDefinitions } from './booking-events/index.js';
+import { bookingsEntities, bookingsResolvers, bookingsSqlDefinitions } from './bookings/index.js';
+import { calendarFeedsEntities, calendarFeedsResolvers, calendarFeedsSqlDefinitions } from './calendar-feeds/index.js';
+import { directoryEntities, directoryResolvers, directorySqlDefinitions } from './directory/index.js';
 import { pricesEntities, pricesResolvers } from './prices/index.js';
-import { proposalsEntities, proposalsResolvers } from './proposals/index.js';
+import { proposalsEntities, proposalsResolvers, proposalsSqlDefinitions } from './proposals/index.js';
 import { statusEntities } from './status/index.js';
-import { webhooksEntities, webhooksResolvers } from './webhooks/index.js';
+import { webhooksEntities, webhooksResolvers, webhooksSqlDefinitions } from './webhooks/index.js';
 
 export const entities = [
   ...agentsEntities,
@@ -34,6 +34,16 @@ export const resolverClasses = [
   ...availabilityResolvers,
   ...directoryResolvers,
   ...pricesResolvers,
+];
+/** Every function and trigger, in its current definition; applied after the migrations, in this order. */
+export const sqlDefinitions = [
+  ...agentsSqlDefinitions,
+  ...bookingsSqlDefinitions,
+  ...proposalsSqlDefinitions,
+  ...bookingEventsSqlDefinitions,
+  ...webhooksSqlDefinitions,
+  ...calendarFeedsSqlDefinitions,
+  ...directorySqlDefinitions,
 ];
 
 export { createAgentsModule, type AgentsContext } from './agents/index.js';

@@ -22,6 +22,7 @@ import { Agent } from './entities/agent.entity.js';
 import { createAgentLoaders, type AgentLoaders } from './graphql/agent.loaders.js';
 import { AgentResolver } from './graphql/agent.resolver.js';
 import { registerAgentRoutes } from './rest/agent.routes.js';
+import { agentCredentialChangedTrigger } from './sql/agent-credential-changed.trigger.js';
 
 export { agentOf, AgentService, AGENT_LIMITS, AGENT_TOKEN_PREFIX, type AgentRecord } from './agent.service.js';
 export { Agent, FREE_BUSY_VISIBILITIES, type FreeBusyVisibility } from './entities/agent.entity.js';
@@ -30,6 +31,9 @@ export { AgentNode } from './graphql/agent.types.js';
 
 export const agentsEntities = [Agent];
 export const agentsResolvers = [AgentResolver];
+
+/** The module's functions and triggers, in their current definitions (applied after the migrations). */
+export const agentsSqlDefinitions = [agentCredentialChangedTrigger];
 
 export interface AgentsDeps {
   em: EntityManager;

@@ -22,6 +22,7 @@ import { BookingEventBus } from './booking-event-bus.js';
 import { BookingEvent } from './entities/booking-event.entity.js';
 import { BookingEventResolver, type BookingEventsContext } from './graphql/booking-event.resolver.js';
 import { NEWEST_EVENT } from './sql/booking-event.sql.js';
+import { recordBookingEventFunction } from './sql/record-booking-event.function.js';
 
 export { BookingEventBus } from './booking-event-bus.js';
 export { BOOKING_EVENT_TYPES, BookingEvent, type BookingEventType } from './entities/booking-event.entity.js';
@@ -29,6 +30,9 @@ export type { BookingEventsContext } from './graphql/booking-event.resolver.js';
 
 export const bookingEventsEntities = [BookingEvent];
 export const bookingEventsResolvers = [BookingEventResolver];
+
+/** The module's functions and triggers, in their current definitions (applied after the migrations). */
+export const bookingEventsSqlDefinitions = [recordBookingEventFunction];
 
 /**
  * Event lag: the log's newest event id, the newest this process handed to a subscriber, and how far

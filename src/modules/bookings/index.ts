@@ -27,6 +27,15 @@ import { Booking } from './entities/booking.entity.js';
 import { IdempotencyKey } from './entities/idempotency-key.entity.js';
 import { BookingResolver } from './graphql/booking.resolver.js';
 import { registerBookingRoutes } from './rest/booking.routes.js';
+import { bookingItemFunction } from './sql/booking-item.function.js';
+import { bookingInsertFunction } from './sql/booking-insert.function.js';
+import { bookingTransferFunction } from './sql/booking-transfer.function.js';
+import { bookingExcludeOccurrencesFunction } from './sql/booking-exclude-occurrences.function.js';
+import { bookingExtendSeriesFunction } from './sql/booking-extend-series.function.js';
+import { bookingCancelFunction } from './sql/booking-cancel.function.js';
+import { bookingMarkRemindedFunction } from './sql/booking-mark-reminded.function.js';
+import { createBookingFunction } from './sql/create-booking.function.js';
+import { cancelBookingFunction } from './sql/cancel-booking.function.js';
 
 export { BOOKING_LIMITS, FREE_BUSY_LIMITS, lockAgent, type BookingService, type BookingView } from './booking.service.js';
 export { fromBookingItem, toBookingItem, type BookingEventView, type BookingItem } from './booking.view.js';
@@ -39,6 +48,9 @@ export { parseRule, RecurrenceError, type Slot } from './recurrence.js';
 
 export const bookingsEntities = [Booking, BookingSlot, IdempotencyKey];
 export const bookingsResolvers = [BookingResolver];
+
+/** The module's functions and triggers, in their current definitions (applied after the migrations). */
+export const bookingsSqlDefinitions = [bookingItemFunction, bookingInsertFunction, bookingTransferFunction, bookingExcludeOccurrencesFunction, bookingExtendSeriesFunction, bookingCancelFunction, bookingMarkRemindedFunction, createBookingFunction, cancelBookingFunction];
 
 export interface BookingsDeps {
   em: EntityManager;

@@ -12,7 +12,7 @@ import { isUuid } from '../../platform/uuid.js';
 import { parseRule, RecurrenceError } from '../bookings/index.js';
 import { CALENDAR_FEED, type CalendarFeedRow } from './sql/calendar-feed.sql.js';
 
-export { MAX_CALENDAR_FEEDS_PER_AGENT } from './entities/calendar-feed.entity.js';
+export { MAX_CALENDAR_FEEDS_PER_AGENT } from './sql/calendar-feeds-per-agent-limit.trigger.js';
 
 export const CALENDAR_FEED_TOKEN_PREFIX = 'cal_';
 

@@ -1,5 +1,5 @@
 import type { ConstraintErrors } from '../../platform/errors.js';
-import { MAX_CALENDAR_FEEDS_PER_AGENT } from './entities/calendar-feed.entity.js';
+import { MAX_CALENDAR_FEEDS_PER_AGENT } from './sql/calendar-feeds-per-agent-limit.trigger.js';
 
 /** The feed rules PostgreSQL holds, by constraint name (migrations/), and what a client is told. */
 export const CALENDAR_FEED_CONSTRAINTS = {

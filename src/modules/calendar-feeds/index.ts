@@ -16,9 +16,13 @@ import { CALENDAR_FEED_CONSTRAINTS } from './constraint-errors.js';
 import { CalendarFeed } from './entities/calendar-feed.entity.js';
 import { CalendarFeedResolver } from './graphql/calendar-feed.resolver.js';
 import { registerCalendarFeedRoutes } from './rest/calendar-feed.routes.js';
+import { calendarFeedsPerAgentLimitTrigger } from './sql/calendar-feeds-per-agent-limit.trigger.js';
 
 export const calendarFeedsEntities = [CalendarFeed];
 export const calendarFeedsResolvers = [CalendarFeedResolver];
+
+/** The module's functions and triggers, in their current definitions (applied after the migrations). */
+export const calendarFeedsSqlDefinitions = [calendarFeedsPerAgentLimitTrigger];
 
 export function createCalendarFeedsModule(deps: { em: EntityManager; clock: Clock; statements: Statements }) {
   registerConstraintErrors(CALENDAR_FEED_CONSTRAINTS);

@@ -30,6 +30,7 @@ import { createDirectoryLoaders } from './graphql/loaders.js';
 import { DirectoryBudget, type DirectoryLimits } from './directory-budget.js';
 import { registerDirectoryRoutes } from './rest/directory.routes.js';
 import { ToolService } from './tool.service.js';
+import { votesMaintainCountsTrigger } from './sql/votes-maintain-counts.trigger.js';
 
 export type { DirectoryContext } from './graphql/context.js';
 export { ToolService } from './tool.service.js';
@@ -37,6 +38,9 @@ export { SESSION_TTL_SECONDS } from './account.service.js';
 
 export const directoryEntities = [Category, User, Tool, Vote, MagicLinkToken];
 export const directoryResolvers = [DirectoryResolver];
+
+/** The module's functions and triggers, in their current definitions (applied after the migrations). */
+export const directorySqlDefinitions = [votesMaintainCountsTrigger];
 
 export interface DirectoryDeps {
   em: EntityManager;

@@ -18,12 +18,16 @@ import { Proposal } from './entities/proposal.entity.js';
 import { ProposalResolver } from './graphql/proposal.resolver.js';
 import { ProposalService } from './proposal.service.js';
 import { registerProposalRoutes } from './rest/proposal.routes.js';
+import { acceptProposalFunction } from './sql/accept-proposal.function.js';
 
 export { PROPOSAL_LIMITS, type ProposalService } from './proposal.service.js';
 export { presentProposal } from './proposal.view.js';
 
 export const proposalsEntities = [Proposal];
 export const proposalsResolvers = [ProposalResolver];
+
+/** The module's functions and triggers, in their current definitions (applied after the migrations). */
+export const proposalsSqlDefinitions = [acceptProposalFunction];
 
 export interface ProposalsDeps {
   em: EntityManager;

@@ -1,5 +1,5 @@
 import type { ConstraintErrors } from '../../platform/errors.js';
-import { MAX_WEBHOOKS_PER_AGENT } from './entities/webhook.entity.js';
+import { MAX_WEBHOOKS_PER_AGENT } from './sql/webhooks-per-agent-limit.trigger.js';
 
 /** The webhook rules PostgreSQL holds, by constraint name (migrations/), and what a client is told. */
 export const WEBHOOK_CONSTRAINTS = {

@@ -23,11 +23,19 @@ import { Webhook, WebhookAttempt, WebhookDelivery } from './entities/webhook.ent
 import { WebhookResolver } from './graphql/webhook.resolver.js';
 import { registerWebhookRoutes } from './rest/webhook.routes.js';
 import { DELIVER_WEBHOOK_TASK, WEBHOOK_ATTEMPT_OUTCOMES, WebhookService, type WebhookAttemptOutcome, type WebhookSettings } from './webhook.service.js';
+import { webhooksPerAgentLimitTrigger } from './sql/webhooks-per-agent-limit.trigger.js';
+import { claimWebhookDeliveriesFunction } from './sql/claim-webhook-deliveries.function.js';
+import { recordWebhookAttemptFunction } from './sql/record-webhook-attempt.function.js';
+import { recordWebhookAttemptsFunction } from './sql/record-webhook-attempts.function.js';
+import { fanOutWebhookEventsFunction } from './sql/fan-out-webhook-events.function.js';
 
 export type { WebhookFailureKind, WebhookHealth, WebhookService, WebhookSettings } from './webhook.service.js';
 
 export const webhooksEntities = [Webhook, WebhookDelivery, WebhookAttempt];
 export const webhooksResolvers = [WebhookResolver];
+
+/** The module's functions and triggers, in their current definitions (applied after the migrations). */
+export const webhooksSqlDefinitions = [webhooksPerAgentLimitTrigger, claimWebhookDeliveriesFunction, recordWebhookAttemptFunction, recordWebhookAttemptsFunction, fanOutWebhookEventsFunction];
 
 export interface WebhooksDeps {
   em: EntityManager;

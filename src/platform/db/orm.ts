@@ -5,6 +5,7 @@ import { runMigrations as runWorkerMigrations } from 'graphile-worker';
 import type { Logger } from '../logger.js';
 import { silentWorkerLogger } from '../jobs/worker-logger.js';
 import { closeSilentConnections, connectionSettings, type DatabaseTimeouts } from './timeouts.js';
+import { applySqlDefinitions, type SqlDefinition } from './sql-definitions.js';
 import { currentUnitOfWork } from './unit-of-work.js';
 
 export type Orm = MikroORM;
@@ -38,6 +39,8 @@ export async function createOrm(options: OrmOptions): Promise<Orm> {
     allowGlobalContext: false,
     context: () => (created.root ? currentUnitOfWork(created.root) : undefined),
     forceUtcTimezone: true,
+    // Triggers are defined with their functions in the modules' sql/ (sql-definitions.ts), not on entities.
+    schemaGenerator: { ignoreTriggers: true },
     ensureDatabase: false,
     migrations: {
       migrationsList: options.migrations,
@@ -59,11 +62,13 @@ export async function createOrm(options: OrmOptions): Promise<Orm> {
 }
 
 /**
- * Applies every pending migration; returns the names that ran. The job queue's own schema
- * (graphile-worker) comes first: our migrations and functions build on it.
+ * Applies every pending migration, then the functions and triggers whose definitions changed; returns
+ * the names of both that ran. The job queue's own schema (graphile-worker) comes first: our
+ * migrations and functions build on it.
  */
-export async function migrate(orm: Orm, clientUrl: string): Promise<string[]> {
+export async function migrate(orm: Orm, clientUrl: string, definitions: readonly SqlDefinition[]): Promise<string[]> {
   await runWorkerMigrations({ connectionString: clientUrl, logger: silentWorkerLogger });
   const ran = await orm.migrator.up();
-  return ran.map((migration) => migration.name);
+  const defined = await applySqlDefinitions(clientUrl, definitions);
+  return [...ran.map((migration) => migration.name), ...defined];
 }

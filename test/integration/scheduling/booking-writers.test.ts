@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startTestApp, type TestApp } from '../../harness.js';
 
-/** The booking aggregate (a booking and its slots) has one writer: migration `…25000000_booking_writers`. */
+/** The booking aggregate (a booking and its slots) has one writer: these functions, each defined in src/modules/bookings/sql/. */
 const WRITERS = ['booking_cancel', 'booking_exclude_occurrences', 'booking_extend_series', 'booking_insert', 'booking_mark_reminded', 'booking_transfer'];
 const WRITES_BOOKINGS = /\b(insert\s+into|update|delete\s+from)\s+(bookings|booking_slots)\b/i;
 /** The ORM's writes of the same tables, through their entities. */
@@ -30,9 +30,11 @@ describe('one writer for bookings and their slots', () => {
     expect(rows.map((row) => row.name)).toEqual(WRITERS);
   });
 
-  it('in the source, no statement or entity write touches bookings or booking_slots (the service calls the writers)', async () => {
+  it('in the source, nothing but the writers\' definitions writes bookings or booking_slots (services call the writers)', async () => {
     const offenders: string[] = [];
+    const writerDefinitions = new Set(WRITERS.map((name) => join('src/modules/bookings/sql', `${name.replaceAll('_', '-')}.function.ts`)));
     for (const file of await sourceFiles('src')) {
+      if (writerDefinitions.has(file)) continue;
       const text = await readFile(file, 'utf8');
       if (WRITES_BOOKINGS.test(text) || ORM_WRITES_BOOKINGS.test(text)) offenders.push(file);
     }

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { MAX_WEBHOOKS_PER_AGENT } from '../../../src/modules/webhooks/entities/webhook.entity.js';
+import { MAX_WEBHOOKS_PER_AGENT } from '../../../src/modules/webhooks/sql/webhooks-per-agent-limit.trigger.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
 import { createBooking } from '../../factories/bookings.js';
 import { TestClock } from '../../factories/clock.js';

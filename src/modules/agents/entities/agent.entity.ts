@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Check, Entity, Index, ManyToOne, PrimaryKey, Property, Trigger, Unique } from '@mikro-orm/decorators/legacy';
-import { AGENT_CREDENTIAL_CHANGED_BODY } from '../../../../migrations/Migration20261123000000_scheduling_fast_paths.js';
+import { Check, Entity, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
 import { SCHEDULING_LIMITS } from '../../../platform/api-limits.js';
-import { FREE_BUSY_VISIBILITIES } from '../../../../migrations/Migration20261124000000_free_busy_visibility.js';
 
-export { FREE_BUSY_VISIBILITIES } from '../../../../migrations/Migration20261124000000_free_busy_visibility.js';
+/** The values of `free_busy_visibility` (a check constraint holds them). */
+export const FREE_BUSY_VISIBILITIES = ['family', 'anyone', 'nobody'] as const;
 /** Who may ask for an agent's free/busy: `family` (itself, its parent, its children), `anyone`, `nobody` (itself only). */
 export type FreeBusyVisibility = (typeof FREE_BUSY_VISIBILITIES)[number];
 
@@ -20,14 +19,7 @@ export type FreeBusyVisibility = (typeof FREE_BUSY_VISIBILITIES)[number];
   name: 'agents_single_root',
   expression: 'create unique index agents_single_root on agents ((parent_id is null)) where parent_id is null',
 })
-// Every process caches credentials; a changed or removed agent tells them all to forget it.
-@Trigger({
-  name: 'agents_credential_changed',
-  timing: 'after',
-  events: ['update', 'delete'],
-  forEach: 'row',
-  body: AGENT_CREDENTIAL_CHANGED_BODY,
-})
+// A changed or removed agent tells every process to forget its credential: a trigger (sql/agent-credential-changed.trigger.ts).
 export class Agent {
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();

@@ -1,16 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { ArrayType } from '@mikro-orm/core';
-import { Check, Entity, Index, ManyToOne, PrimaryKey, Property, Trigger } from '@mikro-orm/decorators/legacy';
-import { WEBHOOKS_PER_AGENT_LIMIT_BODY } from '../../../../migrations/Migration20261123010000_webhook_limit.js';
-
-export { MAX_WEBHOOKS_PER_AGENT } from '../../../../migrations/Migration20261123010000_webhook_limit.js';
+import { Check, Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Agent } from '../../agents/index.js';
 import { BookingEvent } from '../../booking-events/index.js';
 
 /** An endpoint that receives an agent's booking events, signed per the Standard Webhooks spec. */
 @Entity({ tableName: 'webhooks' })
 @Index({ name: 'webhooks_agent_idx', properties: ['agent'] })
-@Trigger({ name: 'webhooks_per_agent_limit', timing: 'before', events: ['insert'], forEach: 'row', body: WEBHOOKS_PER_AGENT_LIMIT_BODY })
+// At most MAX_WEBHOOKS_PER_AGENT per agent: a trigger holds it (sql/webhooks-per-agent-limit.trigger.ts).
 export class Webhook {
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();

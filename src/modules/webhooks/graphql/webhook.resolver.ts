@@ -1,5 +1,5 @@
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
-import { MAX_WEBHOOKS_PER_AGENT } from '../entities/webhook.entity.js';
+import { MAX_WEBHOOKS_PER_AGENT } from '../sql/webhooks-per-agent-limit.trigger.js';
 import { DELIVERY_LIST_LIMITS, type WebhookService } from '../webhook.service.js';
 import type { PlatformContext } from '../../../platform/graphql/server.js';
 import { checkLimit } from '../../../platform/graphql/page-size.js';

@@ -1,7 +1,7 @@
 /** The JSON schemas of the webhook routes: validation, serialisation and the OpenAPI document. */
 import { SECURITY } from '../../../platform/http/openapi.js';
 import { BOOKING_EVENT_TYPES } from '../../booking-events/index.js';
-import { MAX_WEBHOOKS_PER_AGENT } from '../entities/webhook.entity.js';
+import { MAX_WEBHOOKS_PER_AGENT } from '../sql/webhooks-per-agent-limit.trigger.js';
 import { WEBHOOK_LIMITS } from '../webhook.service.js';
 import { errorResponses } from '../../../platform/http/error-schemas.js';
 

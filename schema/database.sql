@@ -1,0 +1,893 @@
+-- The database schema after every migration (migrations/) and SQL definition (src/modules/*/sql/).
+-- Written by `npm run db:emit` from PostgreSQL's catalogs; CI fails when it differs (`npm run db:check`).
+-- Do not edit: change a migration or a definition and emit again.
+
+-- Extensions
+
+create extension btree_gist;
+
+-- Tables
+
+create table agents (
+  id uuid not null,
+  name character varying(120) not null,
+  metadata jsonb not null,
+  config jsonb not null,
+  token_hash character varying(64) not null,
+  idempotency_key character varying(255),
+  parent_id uuid,
+  created_at timestamp with time zone not null,
+  free_busy_visibility character varying(16) default 'family'::character varying not null
+);
+
+create table booking_events (
+  id bigint default nextval('booking_events_id_seq'::regclass) not null,
+  agent_id uuid not null,
+  type character varying(32) not null,
+  booking_id uuid not null,
+  booking jsonb not null,
+  created_at timestamp with time zone not null
+);
+
+create table booking_slots (
+  booking_id uuid not null,
+  starts_at timestamp with time zone not null,
+  ends_at timestamp with time zone not null,
+  agent_id uuid not null
+);
+
+create table bookings (
+  id uuid not null,
+  agent_id uuid not null,
+  starts_at timestamp with time zone not null,
+  ends_at timestamp with time zone not null,
+  status character varying(16) default 'confirmed'::character varying not null,
+  rrule text,
+  exdates jsonb not null,
+  warning_sent_at timestamp with time zone,
+  created_at timestamp with time zone not null,
+  cancelled_at timestamp with time zone,
+  live_until timestamp with time zone
+);
+
+create table calendar_feeds (
+  id uuid not null,
+  agent_id uuid not null,
+  token_hash character varying(64) not null,
+  created_at timestamp with time zone not null
+);
+
+create table categories (
+  id integer default nextval('categories_id_seq'::regclass) not null,
+  name character varying(100) not null,
+  slug character varying(100) not null,
+  "position" integer default 0 not null
+);
+
+create table idempotency_keys (
+  agent_id uuid not null,
+  operation character varying(32) not null,
+  key character varying(255) not null,
+  request_hash character varying(64) not null,
+  outcome jsonb not null,
+  created_at timestamp with time zone not null
+);
+
+create table magic_link_tokens (
+  token_hash character varying(64) not null,
+  email character varying(254) not null,
+  expires_at timestamp with time zone not null,
+  used_at timestamp with time zone,
+  created_at timestamp with time zone not null
+);
+
+create table mikro_orm_migrations (
+  id integer default nextval('mikro_orm_migrations_id_seq'::regclass) not null,
+  name character varying(255) not null,
+  executed_at timestamp(6) with time zone default CURRENT_TIMESTAMP(6) not null
+);
+
+create table pair_prices (
+  pair character varying(32) not null,
+  price numeric(24,10) not null,
+  source character varying(16) not null,
+  observed_at timestamp with time zone not null
+);
+
+create table price_rows (
+  snapshot_id bigint not null,
+  gpu_slug character varying(16) not null,
+  provider character varying(16) not null,
+  spot_price_usd numeric(12,4),
+  on_demand_price_usd numeric(12,4)
+);
+
+create table price_snapshots (
+  id bigint default nextval('price_snapshots_id_seq'::regclass) not null,
+  taken_at timestamp with time zone not null,
+  source character varying(32) not null,
+  created_at timestamp with time zone not null
+);
+
+create table price_sources (
+  provider character varying(16) not null,
+  last_success_at timestamp with time zone,
+  last_error_at timestamp with time zone,
+  last_error text,
+  last_row_count integer default 0 not null
+);
+
+create table proposals (
+  id uuid not null,
+  proposer_agent_id uuid not null,
+  target_agent_id uuid not null,
+  starts_at timestamp with time zone not null,
+  ends_at timestamp with time zone not null,
+  status character varying(16) default 'pending'::character varying not null,
+  booking_id uuid,
+  created_at timestamp with time zone not null,
+  decided_at timestamp with time zone
+);
+
+create table rate_limits (
+  key character varying(255) not null,
+  points integer default 0 not null,
+  expire bigint
+);
+
+create table settings (
+  key character varying(64) not null,
+  value text not null
+);
+
+create table sql_definitions (
+  name text not null,
+  sha256 text not null,
+  applied_at timestamp with time zone default now() not null
+);
+
+create table tool_vote_days (
+  tool_id bigint not null,
+  day date not null,
+  votes integer not null
+);
+
+create table tools (
+  id bigint default nextval('tools_id_seq'::regclass) not null,
+  name character varying(255) not null,
+  slug character varying(300) not null,
+  url text not null,
+  url_normalized text not null,
+  description character varying(1000) not null,
+  category_id integer not null,
+  capabilities text[] not null,
+  api_endpoint text,
+  auth_method character varying(16),
+  pricing_model character varying(16),
+  status character varying(16) default 'approved'::character varying not null,
+  submission_source character varying(8) not null,
+  submitted_by_agent character varying(128),
+  submitted_by_user_id uuid,
+  vote_count integer default 0 not null,
+  created_at timestamp with time zone not null
+);
+
+create table users (
+  id uuid not null,
+  email character varying(254) not null,
+  created_at timestamp with time zone not null,
+  last_sign_in_at timestamp with time zone
+);
+
+create table votes (
+  tool_id bigint not null,
+  user_id uuid not null,
+  agent_id character varying(128),
+  created_at timestamp with time zone not null
+);
+
+create table webhook_attempts (
+  id bigint default nextval('webhook_attempts_id_seq'::regclass) not null,
+  delivery_id uuid not null,
+  attempt integer not null,
+  attempted_at timestamp with time zone not null,
+  status_code integer,
+  error text,
+  duration_ms integer not null
+);
+
+create table webhook_deliveries (
+  id uuid not null,
+  webhook_id uuid not null,
+  event_id bigint not null,
+  status character varying(16) not null,
+  attempts integer default 0 not null,
+  next_attempt_at timestamp with time zone,
+  delivered_at timestamp with time zone,
+  last_error text,
+  created_at timestamp with time zone not null
+);
+
+create table webhook_fanout (
+  event_id bigint not null
+);
+
+create table webhooks (
+  id uuid not null,
+  agent_id uuid not null,
+  url text not null,
+  events text[] not null,
+  secret character varying(64) not null,
+  consecutive_failures integer default 0 not null,
+  disabled_at timestamp with time zone,
+  disabled_reason text,
+  created_at timestamp with time zone not null
+);
+
+-- Constraints
+
+alter table agents add constraint agents_free_busy_visibility_check CHECK (((free_busy_visibility)::text = ANY ((ARRAY['family'::character varying, 'anyone'::character varying, 'nobody'::character varying])::text[])));
+
+alter table agents add constraint agents_idempotency_key_key UNIQUE (idempotency_key);
+
+alter table agents add constraint agents_name_check CHECK ((char_length((name)::text) >= 1));
+
+alter table agents add constraint agents_parent_id_foreign FOREIGN KEY (parent_id) REFERENCES agents(id) ON DELETE RESTRICT;
+
+alter table agents add constraint agents_pkey PRIMARY KEY (id);
+
+alter table agents add constraint agents_token_hash_key UNIQUE (token_hash);
+
+alter table booking_events add constraint booking_events_agent_id_foreign FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE;
+
+alter table booking_events add constraint booking_events_pkey PRIMARY KEY (id);
+
+alter table booking_events add constraint booking_events_type_check CHECK (((type)::text = ANY ((ARRAY['booking.created'::character varying, 'booking.cancelled'::character varying, 'booking.transferred'::character varying, 'booking.reminder'::character varying])::text[])));
+
+alter table booking_slots add constraint booking_slots_agent_id_foreign FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE;
+
+alter table booking_slots add constraint booking_slots_booking_id_foreign FOREIGN KEY (booking_id) REFERENCES bookings(id) ON DELETE CASCADE;
+
+alter table booking_slots add constraint booking_slots_no_overlap EXCLUDE USING gist (agent_id WITH =, tstzrange(starts_at, ends_at, '[)'::text) WITH &&);
+
+alter table booking_slots add constraint booking_slots_pkey PRIMARY KEY (booking_id, starts_at);
+
+alter table bookings add constraint bookings_agent_id_foreign FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE;
+
+alter table bookings add constraint bookings_pkey PRIMARY KEY (id);
+
+alter table bookings add constraint bookings_range_check CHECK ((ends_at > starts_at));
+
+alter table bookings add constraint bookings_status_check CHECK (((status)::text = ANY ((ARRAY['confirmed'::character varying, 'cancelled'::character varying])::text[])));
+
+alter table calendar_feeds add constraint calendar_feeds_agent_id_foreign FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE;
+
+alter table calendar_feeds add constraint calendar_feeds_pkey PRIMARY KEY (id);
+
+alter table calendar_feeds add constraint calendar_feeds_token_hash_key UNIQUE (token_hash);
+
+alter table categories add constraint categories_pkey PRIMARY KEY (id);
+
+alter table categories add constraint categories_slug_key UNIQUE (slug);
+
+alter table idempotency_keys add constraint idempotency_keys_agent_id_foreign FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE;
+
+alter table idempotency_keys add constraint idempotency_keys_pkey PRIMARY KEY (agent_id, operation, key);
+
+alter table magic_link_tokens add constraint magic_link_tokens_pkey PRIMARY KEY (token_hash);
+
+alter table mikro_orm_migrations add constraint mikro_orm_migrations_pkey PRIMARY KEY (id);
+
+alter table pair_prices add constraint pair_prices_pkey PRIMARY KEY (pair);
+
+alter table price_rows add constraint price_rows_gpu_check CHECK (((gpu_slug)::text = ANY ((ARRAY['h100'::character varying, 'h200'::character varying, 'a100'::character varying, 'l40s'::character varying, 'a10g'::character varying, 't4'::character varying, 'rtx-4090'::character varying, 'v100'::character varying])::text[])));
+
+alter table price_rows add constraint price_rows_pkey PRIMARY KEY (snapshot_id, gpu_slug, provider);
+
+alter table price_rows add constraint price_rows_prices_check CHECK (((COALESCE(spot_price_usd, (0)::numeric) >= (0)::numeric) AND (COALESCE(on_demand_price_usd, (0)::numeric) >= (0)::numeric)));
+
+alter table price_rows add constraint price_rows_provider_check CHECK (((provider)::text = ANY ((ARRAY['aws'::character varying, 'azure'::character varying, 'gcp'::character varying, 'oci'::character varying, 'lambda'::character varying, 'runpod'::character varying, 'vast'::character varying])::text[])));
+
+alter table price_rows add constraint price_rows_snapshot_id_foreign FOREIGN KEY (snapshot_id) REFERENCES price_snapshots(id) ON DELETE CASCADE;
+
+alter table price_snapshots add constraint price_snapshots_pkey PRIMARY KEY (id);
+
+alter table price_sources add constraint price_sources_pkey PRIMARY KEY (provider);
+
+alter table proposals add constraint proposals_booking_id_foreign FOREIGN KEY (booking_id) REFERENCES bookings(id) ON DELETE SET NULL;
+
+alter table proposals add constraint proposals_distinct_agents_check CHECK ((proposer_agent_id <> target_agent_id));
+
+alter table proposals add constraint proposals_pkey PRIMARY KEY (id);
+
+alter table proposals add constraint proposals_proposer_agent_id_foreign FOREIGN KEY (proposer_agent_id) REFERENCES agents(id) ON DELETE CASCADE;
+
+alter table proposals add constraint proposals_range_check CHECK ((ends_at > starts_at));
+
+alter table proposals add constraint proposals_status_check CHECK (((status)::text = ANY ((ARRAY['pending'::character varying, 'accepted'::character varying, 'declined'::character varying, 'withdrawn'::character varying])::text[])));
+
+alter table proposals add constraint proposals_target_agent_id_foreign FOREIGN KEY (target_agent_id) REFERENCES agents(id) ON DELETE CASCADE;
+
+alter table rate_limits add constraint rate_limits_pkey PRIMARY KEY (key);
+
+alter table settings add constraint settings_pkey PRIMARY KEY (key);
+
+alter table sql_definitions add constraint sql_definitions_pkey PRIMARY KEY (name);
+
+alter table tool_vote_days add constraint tool_vote_days_pkey PRIMARY KEY (tool_id, day);
+
+alter table tool_vote_days add constraint tool_vote_days_tool_id_foreign FOREIGN KEY (tool_id) REFERENCES tools(id) ON DELETE CASCADE;
+
+alter table tool_vote_days add constraint tool_vote_days_votes_check CHECK ((votes >= 0));
+
+alter table tools add constraint tools_auth_method_check CHECK (((auth_method)::text = ANY ((ARRAY['api_key'::character varying, 'oauth'::character varying, 'none'::character varying, 'other'::character varying])::text[])));
+
+alter table tools add constraint tools_category_id_foreign FOREIGN KEY (category_id) REFERENCES categories(id) ON DELETE RESTRICT;
+
+alter table tools add constraint tools_name_check CHECK ((char_length((name)::text) >= 1));
+
+alter table tools add constraint tools_pkey PRIMARY KEY (id);
+
+alter table tools add constraint tools_pricing_model_check CHECK (((pricing_model)::text = ANY ((ARRAY['free'::character varying, 'freemium'::character varying, 'paid'::character varying, 'usage_based'::character varying])::text[])));
+
+alter table tools add constraint tools_slug_key UNIQUE (slug);
+
+alter table tools add constraint tools_source_check CHECK (((submission_source)::text = ANY ((ARRAY['human'::character varying, 'agent'::character varying])::text[])));
+
+alter table tools add constraint tools_status_check CHECK (((status)::text = 'approved'::text));
+
+alter table tools add constraint tools_submitted_by_user_id_foreign FOREIGN KEY (submitted_by_user_id) REFERENCES users(id) ON DELETE SET NULL;
+
+alter table tools add constraint tools_url_normalized_key UNIQUE (url_normalized);
+
+alter table tools add constraint tools_vote_count_check CHECK ((vote_count >= 0));
+
+alter table users add constraint users_email_key UNIQUE (email);
+
+alter table users add constraint users_pkey PRIMARY KEY (id);
+
+alter table votes add constraint votes_pkey PRIMARY KEY (tool_id, user_id);
+
+alter table votes add constraint votes_tool_id_foreign FOREIGN KEY (tool_id) REFERENCES tools(id) ON UPDATE CASCADE ON DELETE CASCADE;
+
+alter table votes add constraint votes_user_id_foreign FOREIGN KEY (user_id) REFERENCES users(id) ON UPDATE CASCADE ON DELETE CASCADE;
+
+alter table webhook_attempts add constraint webhook_attempts_delivery_id_foreign FOREIGN KEY (delivery_id) REFERENCES webhook_deliveries(id) ON DELETE CASCADE;
+
+alter table webhook_attempts add constraint webhook_attempts_pkey PRIMARY KEY (id);
+
+alter table webhook_deliveries add constraint webhook_deliveries_event_id_foreign FOREIGN KEY (event_id) REFERENCES booking_events(id) ON DELETE CASCADE;
+
+alter table webhook_deliveries add constraint webhook_deliveries_pkey PRIMARY KEY (id);
+
+alter table webhook_deliveries add constraint webhook_deliveries_status_check CHECK (((status)::text = ANY ((ARRAY['pending'::character varying, 'delivered'::character varying, 'failed'::character varying])::text[])));
+
+alter table webhook_deliveries add constraint webhook_deliveries_webhook_id_foreign FOREIGN KEY (webhook_id) REFERENCES webhooks(id) ON DELETE CASCADE;
+
+alter table webhook_fanout add constraint webhook_fanout_event_id_foreign FOREIGN KEY (event_id) REFERENCES booking_events(id) ON DELETE CASCADE;
+
+alter table webhook_fanout add constraint webhook_fanout_pkey PRIMARY KEY (event_id);
+
+alter table webhooks add constraint webhooks_agent_id_foreign FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE;
+
+alter table webhooks add constraint webhooks_pkey PRIMARY KEY (id);
+
+-- Indexes
+
+CREATE INDEX agents_parent_id_idx ON public.agents USING btree (parent_id);
+
+CREATE UNIQUE INDEX agents_single_root ON public.agents USING btree (((parent_id IS NULL))) WHERE (parent_id IS NULL);
+
+CREATE INDEX booking_events_agent_idx ON public.booking_events USING btree (agent_id, id);
+
+CREATE INDEX booking_slots_agent_ends_idx ON public.booking_slots USING btree (agent_id, ends_at) INCLUDE (starts_at);
+
+CREATE INDEX bookings_agent_cancelled_idx ON public.bookings USING btree (agent_id, cancelled_at) WHERE ((status)::text = 'cancelled'::text);
+
+CREATE INDEX bookings_agent_live_until_idx ON public.bookings USING btree (agent_id, live_until) WHERE ((status)::text = 'confirmed'::text);
+
+CREATE INDEX bookings_agent_range_idx ON public.bookings USING gist (agent_id, tstzrange(starts_at, ends_at, '[)'::text));
+
+CREATE INDEX bookings_agent_starts_idx ON public.bookings USING btree (agent_id, starts_at, id);
+
+CREATE INDEX bookings_reminder_due_idx ON public.bookings USING btree (starts_at) WHERE (((status)::text = 'confirmed'::text) AND (warning_sent_at IS NULL));
+
+CREATE INDEX calendar_feeds_agent_idx ON public.calendar_feeds USING btree (agent_id);
+
+CREATE INDEX price_rows_pair_idx ON public.price_rows USING btree (gpu_slug, provider);
+
+CREATE INDEX price_snapshots_taken_idx ON public.price_snapshots USING btree (taken_at);
+
+CREATE INDEX proposals_proposer_idx ON public.proposals USING btree (proposer_agent_id, created_at);
+
+CREATE INDEX proposals_target_idx ON public.proposals USING btree (target_agent_id, created_at);
+
+CREATE INDEX tool_vote_days_day_idx ON public.tool_vote_days USING btree (day, tool_id, votes);
+
+CREATE INDEX tools_category_idx ON public.tools USING btree (category_id);
+
+CREATE INDEX tools_created_idx ON public.tools USING btree (created_at, id);
+
+CREATE INDEX tools_source_votes_idx ON public.tools USING btree (submission_source, vote_count);
+
+CREATE INDEX tools_votes_idx ON public.tools USING btree (vote_count, id);
+
+CREATE INDEX votes_user_idx ON public.votes USING btree (user_id);
+
+CREATE INDEX webhook_attempts_delivery_idx ON public.webhook_attempts USING btree (delivery_id, attempt);
+
+CREATE INDEX webhook_deliveries_due_idx ON public.webhook_deliveries USING btree (next_attempt_at) WHERE ((status)::text = 'pending'::text);
+
+CREATE INDEX webhook_deliveries_webhook_idx ON public.webhook_deliveries USING btree (webhook_id, created_at);
+
+CREATE INDEX webhooks_agent_idx ON public.webhooks USING btree (agent_id);
+
+-- Sequences
+
+create sequence booking_events_id_seq as bigint increment by 1 owned by booking_events.id;
+
+create sequence categories_id_seq as integer increment by 1 owned by categories.id;
+
+create sequence mikro_orm_migrations_id_seq as integer increment by 1 owned by mikro_orm_migrations.id;
+
+create sequence price_snapshots_id_seq as bigint increment by 1 owned by price_snapshots.id;
+
+create sequence tools_id_seq as bigint increment by 1 owned by tools.id;
+
+create sequence webhook_attempts_id_seq as bigint increment by 1 owned by webhook_attempts.id;
+
+-- Functions
+
+CREATE OR REPLACE FUNCTION public.accept_proposal(p_actor uuid, p_proposal uuid, p_at timestamp with time zone)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_proposal proposals;
+  v_source bookings;
+  v_booking bookings;
+  v_created record;
+  v_transferred record;
+  v_events jsonb;
+  v_deliveries int;
+begin
+  select * into v_proposal from proposals where id = p_proposal;
+  if not found then return '{"missing": true}'::jsonb; end if;
+  if v_proposal.target_agent_id <> p_actor then return '{"forbidden": true}'::jsonb; end if;
+  perform 1 from agents where id in (v_proposal.proposer_agent_id, v_proposal.target_agent_id) order by id for no key update;
+  update proposals set status = 'accepted', decided_at = p_at where id = p_proposal and status = 'pending'
+  returning * into v_proposal;
+  if not found then
+    return jsonb_build_object('notPending', (select status from proposals where id = p_proposal));
+  end if;
+
+  -- The overlap test lets the exclusion constraint's GiST index find the slot.
+  select b.* into v_source
+    from booking_slots s join bookings b on b.id = s.booking_id
+   where s.agent_id = v_proposal.target_agent_id
+     and tstzrange(s.starts_at, s.ends_at, '[)') && tstzrange(v_proposal.starts_at, v_proposal.ends_at, '[)')
+     and s.starts_at = v_proposal.starts_at and s.ends_at = v_proposal.ends_at and b.status = 'confirmed'
+   limit 1;
+
+  if v_source.id is not null and v_source.rrule is null then
+    v_booking := booking_transfer(v_source.id, v_proposal.proposer_agent_id);
+  else
+    if v_source.id is not null then
+      -- The proposal asks for one slot: the rest of the series stays with the target.
+      perform booking_exclude_occurrences(v_source.id, array[v_proposal.starts_at]);
+    end if;
+    v_booking := booking_insert(gen_random_uuid(), v_proposal.proposer_agent_id, v_proposal.starts_at, v_proposal.ends_at, null, p_at,
+                                jsonb_build_array(jsonb_build_object('starts_at', v_proposal.starts_at, 'ends_at', v_proposal.ends_at)));
+  end if;
+
+  select * into v_created from record_booking_event(v_proposal.proposer_agent_id, 'booking.created', booking_item(v_booking), p_at);
+  v_events := jsonb_build_array(
+    jsonb_build_object('eventId', v_created.event_id::text, 'previousEventId', v_created.previous_event_id::text,
+                       'agentId', v_proposal.proposer_agent_id, 'type', 'booking.created'));
+  v_deliveries := v_created.deliveries;
+  if v_source.id is not null then
+    select * into v_transferred from record_booking_event(v_proposal.target_agent_id, 'booking.transferred', booking_item(v_booking), p_at);
+    v_events := v_events || jsonb_build_array(
+      jsonb_build_object('eventId', v_transferred.event_id::text, 'previousEventId', v_transferred.previous_event_id::text,
+                         'agentId', v_proposal.target_agent_id, 'type', 'booking.transferred'));
+    v_deliveries := v_deliveries + v_transferred.deliveries;
+  end if;
+  update proposals set booking_id = v_booking.id where id = p_proposal returning * into v_proposal;
+  return jsonb_build_object('proposal', to_jsonb(v_proposal), 'booking', booking_item(v_booking), 'events', v_events,
+                            'deliveries', v_deliveries);
+end
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.agent_credential_changed()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform pg_notify('agent_credentials', old.token_hash);
+  return null;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.booking_cancel(p_booking uuid, p_owner uuid, p_at timestamp with time zone)
+ RETURNS bookings
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_booking bookings;
+begin
+  update bookings set status = 'cancelled', cancelled_at = p_at
+   where id = p_booking and agent_id = p_owner and status = 'confirmed'
+  returning * into v_booking;
+  if found then
+    delete from booking_slots where booking_id = p_booking;
+  end if;
+  return v_booking;
+end
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.booking_exclude_occurrences(p_booking uuid, p_starts_at timestamp with time zone[])
+ RETURNS bookings
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_booking bookings;
+begin
+  delete from booking_slots where booking_id = p_booking and starts_at = any(p_starts_at);
+  -- An occurrence already excluded is not listed twice.
+  update bookings
+     set exdates = exdates || (select coalesce(jsonb_agg(distinct e.exdate), '[]'::jsonb)
+                                 from (select to_char(d at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as exdate from unnest(p_starts_at) as d) e
+                                where not exdates @> jsonb_build_array(e.exdate)),
+         -- A series whose remaining slots are all gone stops counting against the cap.
+         live_until = (select max(s.ends_at) from booking_slots s where s.booking_id = p_booking)
+   where id = p_booking
+  returning * into v_booking;
+  return v_booking;
+end
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.booking_extend_series(p_booking uuid, p_candidates jsonb)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_agent uuid;
+  v_taken timestamptz[];
+  v_added int;
+begin
+  select agent_id into v_agent from bookings where id = p_booking;
+  select coalesce(array_agg(distinct o.starts_at), '{}') into v_taken
+    from jsonb_to_recordset(p_candidates) as o(starts_at timestamptz, ends_at timestamptz)
+   where exists (select 1 from booking_slots s
+                  where s.agent_id = v_agent and tstzrange(s.starts_at, s.ends_at, '[)') && tstzrange(o.starts_at, o.ends_at, '[)'));
+  if cardinality(v_taken) > 0 then
+    perform booking_exclude_occurrences(p_booking, v_taken);
+  end if;
+  insert into booking_slots (booking_id, agent_id, starts_at, ends_at)
+  select p_booking, v_agent, o.starts_at, o.ends_at
+    from jsonb_to_recordset(p_candidates) as o(starts_at timestamptz, ends_at timestamptz)
+   where o.starts_at <> all(v_taken);
+  get diagnostics v_added = row_count;
+  -- The series counts against the cap as long as its materialised slots reach.
+  update bookings set live_until = (select max(s.ends_at) from booking_slots s where s.booking_id = p_booking) where id = p_booking;
+  return jsonb_build_object('added', v_added, 'skipped', cardinality(v_taken));
+end
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.booking_insert(p_id uuid, p_agent uuid, p_starts_at timestamp with time zone, p_ends_at timestamp with time zone, p_rrule text, p_created_at timestamp with time zone, p_slots jsonb)
+ RETURNS bookings
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_booking bookings;
+begin
+  insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at, live_until)
+  values (p_id, p_agent, p_starts_at, p_ends_at, 'confirmed', p_rrule, '[]'::jsonb, p_created_at,
+          (select max(s.ends_at) from jsonb_to_recordset(p_slots) as s(starts_at timestamptz, ends_at timestamptz)))
+  returning * into v_booking;
+  insert into booking_slots (booking_id, agent_id, starts_at, ends_at)
+  select p_id, p_agent, s.starts_at, s.ends_at
+    from jsonb_to_recordset(p_slots) as s(starts_at timestamptz, ends_at timestamptz);
+  return v_booking;
+end
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.booking_item(b bookings)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select jsonb_build_object(
+    'id', b.id, 'agentId', b.agent_id,
+    'startsAt', to_char(b.starts_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'endsAt', to_char(b.ends_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'status', b.status, 'rrule', b.rrule,
+    'warningSentAt', to_char(b.warning_sent_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'createdAt', to_char(b.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'));
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.booking_mark_reminded(p_booking uuid, p_at timestamp with time zone)
+ RETURNS bookings
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_booking bookings;
+begin
+  update bookings set warning_sent_at = p_at
+   where id = p_booking and status = 'confirmed' and warning_sent_at is null and starts_at > p_at
+  returning * into v_booking;
+  return v_booking;
+end
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.booking_transfer(p_booking uuid, p_to uuid)
+ RETURNS bookings
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_booking bookings;
+begin
+  update bookings set agent_id = p_to where id = p_booking returning * into v_booking;
+  update booking_slots set agent_id = p_to where booking_id = p_booking;
+  return v_booking;
+end
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.calendar_feeds_per_agent_limit()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform 1 from agents where id = new.agent_id for no key update;
+  if (select count(*) from calendar_feeds where agent_id = new.agent_id) >= 10 then
+    raise exception 'an agent has at most 10 calendar feeds'
+      using errcode = 'check_violation', constraint = 'calendar_feeds_per_agent_limit';
+  end if;
+  return new;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.cancel_booking(p_agent uuid, p_booking uuid, p_at timestamp with time zone)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_booking bookings;
+  v_event record;
+begin
+  perform 1 from agents where id = p_agent for no key update;
+  v_booking := booking_cancel(p_booking, p_agent, p_at);
+  if v_booking.id is null then
+    select * into v_booking from bookings where id = p_booking;
+    if not found then return '{"missing": true}'::jsonb; end if;
+    if v_booking.agent_id <> p_agent then return '{"forbidden": true}'::jsonb; end if;
+    return jsonb_build_object('booking', booking_item(v_booking));
+  end if;
+  select * into v_event from record_booking_event(p_agent, 'booking.cancelled', booking_item(v_booking), p_at);
+  return jsonb_build_object('booking', booking_item(v_booking), 'events', jsonb_build_array(jsonb_build_object(
+    'eventId', v_event.event_id::text, 'previousEventId', v_event.previous_event_id::text, 'agentId', p_agent, 'type', 'booking.cancelled')),
+    'deliveries', v_event.deliveries);
+end
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.claim_webhook_deliveries(p_now timestamp with time zone, p_lease_until timestamp with time zone, p_limit integer, p_only uuid, p_in_flight uuid[], p_busy_webhooks uuid[], p_per_webhook integer)
+ RETURNS TABLE(id uuid, attempts integer, webhook_id uuid, url text, secret text, webhook_disabled boolean, event_id bigint, event_type text, event_created_at timestamp with time zone, booking jsonb)
+ LANGUAGE sql
+ SET plan_cache_mode TO 'force_custom_plan'
+ SET enable_bitmapscan TO 'off'
+AS $function$
+  with candidates as (
+    select c.id, c.next_attempt_at, row_number() over (partition by c.webhook_id order by c.next_attempt_at, c.id) as place
+      from (select d.id, d.webhook_id, d.next_attempt_at from webhook_deliveries d
+             where d.status = 'pending' and d.next_attempt_at <= p_now and (p_only is null or d.id = p_only)
+               and d.id <> all (p_in_flight) and d.webhook_id <> all (p_busy_webhooks)
+             order by d.next_attempt_at
+             limit p_limit * 8) c
+  ), due as (
+    select d.id from webhook_deliveries d
+     where d.id = any (array(select c.id from candidates c where c.place <= p_per_webhook order by c.next_attempt_at limit p_limit))
+       -- Re-checked on the newest version of a row another claim leased meanwhile.
+       and d.status = 'pending' and d.next_attempt_at <= p_now
+     for update of d skip locked
+  ), leased as (
+    update webhook_deliveries d set next_attempt_at = p_lease_until from due where d.id = due.id
+    returning d.id, d.attempts, d.webhook_id, d.event_id
+  )
+  select l.id, l.attempts, w.id, w.url, w.secret, w.disabled_at is not null, e.id, e.type, e.created_at, e.booking
+    from leased l join webhooks w on w.id = l.webhook_id join booking_events e on e.id = l.event_id;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.create_booking(p_booking jsonb, p_slots jsonb, p_cap integer, p_key text, p_request_hash text, p_key_valid_after timestamp with time zone, p_at timestamp with time zone)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_agent uuid := (p_booking->>'agentId')::uuid;
+  v_stored record;
+  v_live int;
+  v_event record;
+begin
+  perform 1 from agents where id = v_agent for no key update;
+  if p_key is not null then
+    select k.request_hash, k.outcome into v_stored from idempotency_keys k
+     where k.agent_id = v_agent and k.operation = 'create_booking' and k.key = p_key and k.created_at >= p_key_valid_after;
+    if found then
+      if v_stored.request_hash <> p_request_hash then return '{"conflict": true}'::jsonb; end if;
+      return jsonb_build_object('replay', v_stored.outcome);
+    end if;
+  end if;
+  -- Live bookings, counted no further than the cap: a series counts while any of its slots has not ended.
+  select count(*) into v_live
+    from (select 1 from bookings b where b.agent_id = v_agent and b.status = 'confirmed' and b.live_until > p_at limit p_cap) live;
+  if v_live >= p_cap then return '{"refused": "booking_cap_reached"}'::jsonb; end if;
+
+  perform booking_insert((p_booking->>'id')::uuid, v_agent, (p_booking->>'startsAt')::timestamptz, (p_booking->>'endsAt')::timestamptz,
+                         p_booking->>'rrule', (p_booking->>'createdAt')::timestamptz, p_slots);
+  if p_key is not null then
+    insert into idempotency_keys (agent_id, operation, key, request_hash, outcome, created_at)
+    values (v_agent, 'create_booking', p_key, p_request_hash, jsonb_build_object('ok', p_booking), p_at)
+    on conflict (agent_id, operation, key) do update
+      set request_hash = excluded.request_hash, outcome = excluded.outcome, created_at = excluded.created_at;
+  end if;
+  select * into v_event from record_booking_event(v_agent, 'booking.created', p_booking, p_at);
+  return jsonb_build_object('events', jsonb_build_array(jsonb_build_object(
+    'eventId', v_event.event_id::text, 'previousEventId', v_event.previous_event_id::text, 'agentId', v_agent, 'type', 'booking.created')),
+    'deliveries', v_event.deliveries);
+end
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.fan_out_webhook_events(p_now timestamp with time zone, p_busy_webhooks uuid[], p_due_below integer, p_events integer)
+ RETURNS integer
+ LANGUAGE sql
+ SET plan_cache_mode TO 'force_custom_plan'
+ SET enable_bitmapscan TO 'off'
+AS $function$
+  with due as (
+    select count(*) as n
+      from (select 1 from webhook_deliveries d
+             where d.status = 'pending' and d.next_attempt_at <= p_now and d.webhook_id <> all (p_busy_webhooks)
+             limit p_due_below) counted
+  ), taken as (
+    delete from webhook_fanout f
+     where (select n from due) < p_due_below
+       and f.event_id in (select q.event_id from webhook_fanout q order by q.event_id limit p_events for update skip locked)
+    returning f.event_id
+  ), created as (
+    insert into webhook_deliveries (id, webhook_id, event_id, status, attempts, next_attempt_at, created_at)
+    select gen_random_uuid(), w.id, e.id, 'pending', 0, e.created_at, e.created_at
+      from taken t
+      join booking_events e on e.id = t.event_id
+      join webhooks w on w.agent_id = e.agent_id and e.type = any (w.events)
+     where w.created_at <= e.created_at and (w.disabled_at is null or w.disabled_at > e.created_at)
+    returning 1
+  )
+  -- A data-modifying WITH runs to completion whether or not the answer reads it.
+  select count(*)::int from taken;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.record_booking_event(p_agent uuid, p_type text, p_booking jsonb, p_at timestamp with time zone, OUT event_id bigint, OUT previous_event_id bigint, OUT deliveries integer)
+ RETURNS record
+ LANGUAGE plpgsql
+AS $function$
+begin
+  -- The agent's row lock, held from before the cursor is taken until commit, makes one agent's
+  -- cursors commit in order (a no-op when the caller holds it already). Other agents never wait.
+  perform 1 from agents where id = p_agent for no key update;
+  select max(e.id) into previous_event_id from booking_events e where e.agent_id = p_agent;
+  insert into booking_events (agent_id, type, booking_id, booking, created_at)
+    values (p_agent, p_type, (p_booking->>'id')::uuid, p_booking, p_at)
+    returning id into event_id;
+  insert into webhook_fanout (event_id)
+  select record_booking_event.event_id
+   where exists (select 1 from webhooks w where w.agent_id = p_agent and w.disabled_at is null and p_type = any (w.events));
+  get diagnostics deliveries = row_count;
+end
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.record_webhook_attempt(p_delivery uuid, p_attempt integer, p_attempted_at timestamp with time zone, p_status_code integer, p_error text, p_duration_ms integer, p_status text, p_next_attempt_at timestamp with time zone, p_finished_at timestamp with time zone, p_disable_after integer)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+  with delivery as (
+    -- Only the attempt this process claimed: a delivery deleted meanwhile (with its webhook) or
+    -- attempted again after a lapsed lease records nothing, and fails nothing else in the batch.
+    update webhook_deliveries
+       set attempts = p_attempt, status = p_status, next_attempt_at = p_next_attempt_at, last_error = p_error,
+           delivered_at = case when p_status = 'delivered' then p_finished_at end
+     where id = p_delivery and status = 'pending' and attempts = p_attempt - 1
+    returning id, webhook_id
+  ), attempt as (
+    insert into webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
+    select delivery.id, p_attempt, p_attempted_at, p_status_code, p_error, p_duration_ms from delivery
+  )
+  update webhooks w
+     set consecutive_failures = case p_status when 'delivered' then 0 else w.consecutive_failures + 1 end,
+         disabled_at = case when p_status = 'failed' and w.disabled_at is null and w.consecutive_failures + 1 >= p_disable_after
+                            then p_finished_at else w.disabled_at end,
+         disabled_reason = case when p_status = 'failed' and w.disabled_at is null and w.consecutive_failures + 1 >= p_disable_after
+                                then (w.consecutive_failures + 1) || ' deliveries in a row failed; last error: ' || p_error
+                                else w.disabled_reason end
+    from delivery
+   where w.id = delivery.webhook_id
+     -- Only a failed delivery, or the first success after failures, changes the endpoint.
+     and (p_status = 'failed' or (p_status = 'delivered' and w.consecutive_failures <> 0));
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.record_webhook_attempts(p_attempts jsonb, p_disable_after integer)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+declare
+  a record;
+begin
+  for a in
+    select * from jsonb_to_recordset(p_attempts) as x(delivery_id uuid, webhook_id uuid, attempt int, attempted_at timestamptz,
+                                                     status_code int, error text, duration_ms int, status text,
+                                                     next_attempt_at timestamptz, finished_at timestamptz)
+     order by x.webhook_id, x.finished_at
+  loop
+    perform record_webhook_attempt(a.delivery_id, a.attempt, a.attempted_at, a.status_code, a.error, a.duration_ms,
+                                   a.status, a.next_attempt_at, a.finished_at, p_disable_after);
+  end loop;
+end
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.votes_maintain_counts()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  if tg_op = 'INSERT' then
+    update tools set vote_count = vote_count + 1 where id = new.tool_id;
+    insert into tool_vote_days (tool_id, day, votes) values (new.tool_id, (new.created_at at time zone 'UTC')::date, 1)
+      on conflict (tool_id, day) do update set votes = tool_vote_days.votes + 1;
+    return new;
+  end if;
+  update tools set vote_count = vote_count - 1 where id = old.tool_id;
+  update tool_vote_days set votes = votes - 1 where tool_id = old.tool_id and day = (old.created_at at time zone 'UTC')::date;
+  return old;
+end
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.webhooks_per_agent_limit()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform 1 from agents where id = new.agent_id for no key update;
+  if (select count(*) from webhooks where agent_id = new.agent_id) >= 20 then
+    raise exception 'an agent has at most 20 webhooks'
+      using errcode = 'check_violation', constraint = 'webhooks_per_agent_limit';
+  end if;
+  return new;
+end;
+$function$
+;
+
+-- Triggers
+
+CREATE TRIGGER agents_credential_changed AFTER DELETE OR UPDATE ON public.agents FOR EACH ROW EXECUTE FUNCTION agent_credential_changed();
+
+CREATE TRIGGER calendar_feeds_per_agent_limit BEFORE INSERT ON public.calendar_feeds FOR EACH ROW EXECUTE FUNCTION calendar_feeds_per_agent_limit();
+
+CREATE TRIGGER votes_maintain_counts AFTER INSERT OR DELETE ON public.votes FOR EACH ROW EXECUTE FUNCTION votes_maintain_counts();
+
+CREATE TRIGGER webhooks_per_agent_limit BEFORE INSERT ON public.webhooks FOR EACH ROW EXECUTE FUNCTION webhooks_per_agent_limit();

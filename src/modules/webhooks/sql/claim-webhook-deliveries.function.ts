@@ -1,0 +1,39 @@
+import { sqlDefinition } from '../../../platform/db/sql-definitions.js';
+
+/**
+ * Leases due deliveries (at most `p_per_webhook` per endpoint, skipping endpoints busy in this process) for one
+ * attempt each, with what sending them needs.
+ */
+export const claimWebhookDeliveriesFunction = sqlDefinition(
+  'claim_webhook_deliveries',
+  `
+create or replace function claim_webhook_deliveries(p_now timestamptz, p_lease_until timestamptz, p_limit int, p_only uuid,
+                                                    p_in_flight uuid[], p_busy_webhooks uuid[], p_per_webhook int)
+returns table (id uuid, attempts int, webhook_id uuid, url text, secret text, webhook_disabled boolean,
+               event_id bigint, event_type text, event_created_at timestamptz, booking jsonb)
+language sql
+set plan_cache_mode = force_custom_plan
+set enable_bitmapscan = off
+as $$
+  with candidates as (
+    select c.id, c.next_attempt_at, row_number() over (partition by c.webhook_id order by c.next_attempt_at, c.id) as place
+      from (select d.id, d.webhook_id, d.next_attempt_at from webhook_deliveries d
+             where d.status = 'pending' and d.next_attempt_at <= p_now and (p_only is null or d.id = p_only)
+               and d.id <> all (p_in_flight) and d.webhook_id <> all (p_busy_webhooks)
+             order by d.next_attempt_at
+             limit p_limit * 8) c
+  ), due as (
+    select d.id from webhook_deliveries d
+     where d.id = any (array(select c.id from candidates c where c.place <= p_per_webhook order by c.next_attempt_at limit p_limit))
+       -- Re-checked on the newest version of a row another claim leased meanwhile.
+       and d.status = 'pending' and d.next_attempt_at <= p_now
+     for update of d skip locked
+  ), leased as (
+    update webhook_deliveries d set next_attempt_at = p_lease_until from due where d.id = due.id
+    returning d.id, d.attempts, d.webhook_id, d.event_id
+  )
+  select l.id, l.attempts, w.id, w.url, w.secret, w.disabled_at is not null, e.id, e.type, e.created_at, e.booking
+    from leased l join webhooks w on w.id = l.webhook_id join booking_events e on e.id = l.event_id;
+$$;
+`,
+);
