@@ -3,6 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
 import secureJson from 'secure-json-parse';
 import type { FieldErrors } from '../errors.js';
+import { isRfc3339DateTime } from '../iso-time.js';
 
 // ajv-formats is CommonJS with a default export; under NodeNext the callable sits on `.default`.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -19,6 +20,9 @@ const common: Options = {
 function createAjv(options: Options): Ajv {
   const ajv = new Ajv({ ...common, ...options });
   addFormats(ajv);
+  // ajv-formats' date-time also takes ISO 8601 forms RFC 3339 does not (`2031-05-06 14:00:00Z`,
+  // `+0200`, `+02`): every surface applies the one rule GraphQL's scalar and MCP apply too.
+  ajv.addFormat('date-time', { type: 'string', validate: isRfc3339DateTime });
   return ajv;
 }
 
