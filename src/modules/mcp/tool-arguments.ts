@@ -12,8 +12,10 @@ const VALIDATORS = new Map(TOOLS.map((tool) => [tool.name, compileJsonValidator(
  */
 export function checkedArguments(tool: ToolDefinition<unknown>, args: Record<string, unknown>): unknown {
   const validate = VALIDATORS.get(tool.name)!;
-  const fields: FieldErrors = validate(args) ? {} : fieldErrorsFrom(validate.errors ?? [], 'arguments');
-  for (const field of fieldsWithNul(args, 'arguments')) fields[field] ??= NUL_NOT_ALLOWED;
-  if (Object.keys(fields).length > 0) throw AppError.validation(fields);
-  return args;
+  const valid = validate(args);
+  const withNul = fieldsWithNul(args, 'arguments');
+  if (valid && withNul.length === 0) return args;
+  const fields: FieldErrors = valid ? {} : fieldErrorsFrom(validate.errors ?? [], 'arguments');
+  for (const field of withNul) if (!Object.hasOwn(fields, field)) fields[field] = NUL_NOT_ALLOWED;
+  throw AppError.validation(fields);
 }

@@ -81,7 +81,8 @@ export function fieldErrorsFrom(
   const fields: FieldErrors = {};
   for (const error of errors) {
     const field = fieldFor(error, part);
-    fields[field] ??= messageFor(error);
+    // Own properties only: `fields.toString ??= …` would find Object.prototype's and name nothing.
+    if (!Object.hasOwn(fields, field)) fields[field] = messageFor(error);
   }
   return fields;
 }

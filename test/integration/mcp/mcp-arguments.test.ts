@@ -61,16 +61,27 @@ describe('MCP tool arguments: closed schemas, checked as REST checks bodies, one
     expect(tools.filter((tool) => tool.inputSchema.type !== 'object' || tool.inputSchema.additionalProperties !== false).map((tool) => tool.name)).toEqual([]);
   });
 
+  // Names Object.prototype also has: a field map filled with `??=` found those and named nothing.
+  const UNKNOWN_NAMES = ['unknownArgument', 'toString', 'constructor', 'hasOwnProperty'];
+
   it('refuses an unknown argument on every tool tools/list names, as a validation error naming it, writing nothing', async () => {
     const before = await counts();
     const answers: Record<string, unknown> = {};
+    const expected: Record<string, unknown> = {};
     for (const tool of tools) {
-      const answer = await callTool(asAgent, tool.name, { ...(validValue(tool.inputSchema as Schema) as object), unknownArgument: true });
-      answers[tool.name] = answer.isError && answer.structured;
+      for (const name of UNKNOWN_NAMES) {
+        const answer = await callTool(asAgent, tool.name, { ...(validValue(tool.inputSchema as Schema) as object), [name]: true });
+        answers[`${tool.name} ${name}`] = answer.isError && answer.structured;
+        expected[`${tool.name} ${name}`] = { error: 'validation', message: `${name} is not allowed`, errors: { [name]: 'is not allowed' } };
+      }
     }
-    const refusal = { error: 'validation', message: 'unknownArgument is not allowed', errors: { unknownArgument: 'is not allowed' } };
-    expect(answers).toEqual(Object.fromEntries(tools.map((tool) => [tool.name, refusal])));
+    expect(answers).toEqual(expected);
     expect(await counts()).toBe(before);
+  });
+
+  it.each(UNKNOWN_NAMES)('names the unknown property %s in a REST body too', async (name) => {
+    const rest = await t.rest({ method: 'POST', url: '/api/bookings', headers: bearer(agent.token), payload: { agentId: agent.id, startsAt: '2031-01-06T09:00:00Z', endsAt: '2031-01-06T10:00:00Z', [name]: 1 } });
+    expect({ status: rest.statusCode, body: rest.json() }).toEqual({ status: 400, body: { errors: { [name]: 'is not allowed' } } });
   });
 
   it('create_booking with an rrule books nothing and names rrule (REST takes none either)', async () => {
