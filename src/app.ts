@@ -213,15 +213,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     metrics,
   }).registerRoutes(app);
 
-  registerMcpEndpoint(app, {
-    logger,
-    bookings: bookingsModule.bookings,
-    proposals: proposalsModule.proposals,
-    availability: availabilityModule.availability,
-    tokens: tokenAnalytics.tokens,
-    tokenReads: tokenAnalytics.budget,
-    version: APP_VERSION,
-  });
+  registerMcpEndpoint(
+    app,
+    {
+      logger,
+      bookings: bookingsModule.bookings,
+      proposals: proposalsModule.proposals,
+      availability: availabilityModule.availability,
+      tokens: tokenAnalytics.tokens,
+      tokenReads: tokenAnalytics.budget,
+      version: APP_VERSION,
+    },
+    { publicUrl: config.publicUrl, allowedOrigins: config.mcpAllowedOrigins, allowedHosts: config.mcpAllowedHosts },
+  );
 
   const schema = await buildGatewaySchema({
     resolvers: resolverClasses,

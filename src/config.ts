@@ -57,6 +57,36 @@ function isNameServer(entry: string): boolean {
   return isIP(address ?? '') !== 0 && (port === undefined || (Number(port) >= 1 && Number(port) <= 65_535));
 }
 
+/** `https://app.example.com[:port]` as browsers send it in `Origin`: a scheme, a host and a port, nothing else. */
+function asOrigin(entry: string): string | undefined {
+  if (!URL.canParse(entry)) return undefined;
+  const url = new URL(entry);
+  const bare = ['http:', 'https:'].includes(url.protocol) && url.username === '' && url.password === '' && url.pathname === '/' && url.search === '' && url.hash === '';
+  return bare ? url.origin : undefined;
+}
+
+/** A host name or IP address as the `Host` header names it, without a port (`gateway`, `10.0.0.5`, `[::1]`). */
+function asHostname(entry: string): string | undefined {
+  if (!URL.canParse(`http://${entry}`)) return undefined;
+  const url = new URL(`http://${entry}`);
+  return url.hostname === entry.toLowerCase() && url.port === '' ? url.hostname : undefined;
+}
+
+/** A comma-separated list whose every entry `read` accepts, normalised by it. */
+const listOf = (read: (entry: string) => string | undefined, expected: string) =>
+  z.string().transform((value, context): string[] => {
+    const entries = value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
+    const bad = entries.find((entry) => read(entry) === undefined);
+    if (bad !== undefined) {
+      context.addIssue({ code: 'custom', message: `must list ${expected} (not ${bad})` });
+      return z.NEVER;
+    }
+    return entries.map((entry) => read(entry)!);
+  });
+
 const PRICE_PROVIDERS = ['aws', 'azure', 'gcp', 'oci', 'lambda', 'runpod', 'vast'] as const;
 
 const envSchema = z.object({
@@ -114,6 +144,8 @@ const envSchema = z.object({
     .pipe(z.array(z.enum(PRICE_PROVIDERS, { message: `must list only ${PRICE_PROVIDERS.join(', ')}` })))
     .default([...PRICE_PROVIDERS]),
   GRAPHQL_EXPLORER: booleanFlag.default(true),
+  MCP_ALLOWED_ORIGINS: listOf(asOrigin, 'origins, each a scheme, a host and an optional port such as https://app.example.com').default([]),
+  MCP_ALLOWED_HOSTS: listOf(asHostname, 'host names or addresses, each without a port, such as gateway, 10.0.0.5 or [::1]').default([]),
   OTEL_EXPORTER_OTLP_ENDPOINT: url(['http:', 'https:']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -158,6 +190,13 @@ export interface Config {
   readonly reminderLeadMinutes: number;
   readonly priceProviders: readonly string[];
   readonly graphqlExplorer: boolean;
+  /**
+   * Browser origins whose pages may call `/mcp`; a request with any other `Origin` is refused (403),
+   * one without (agents send none) passes.
+   */
+  readonly mcpAllowedOrigins: readonly string[];
+  /** Host names `/mcp` answers to besides PUBLIC_URL's and the loopback names (a proxy's upstream name). */
+  readonly mcpAllowedHosts: readonly string[];
   readonly logLevel: Env['LOG_LEVEL'];
   /** OTLP collector; set, traces are exported (the SDK reads it and the other OTEL_* variables itself). */
   readonly otlpEndpoint: string | undefined;
@@ -224,6 +263,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     reminderLeadMinutes: e.REMINDER_LEAD_MINUTES,
     priceProviders: Object.freeze([...e.PRICE_PROVIDERS]),
     graphqlExplorer: e.GRAPHQL_EXPLORER,
+    mcpAllowedOrigins: Object.freeze([...e.MCP_ALLOWED_ORIGINS]),
+    mcpAllowedHosts: Object.freeze([...e.MCP_ALLOWED_HOSTS]),
     logLevel: e.LOG_LEVEL,
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
   });

@@ -44,6 +44,13 @@ describe('loadConfig', () => {
     expect(loadConfig({}).dnsTimeoutMs).toBe(2000);
   });
 
+  it('reads the MCP origins and hosts as normalised lists (none by default)', () => {
+    expect(loadConfig({})).toMatchObject({ mcpAllowedOrigins: [], mcpAllowedHosts: [] });
+    const config = loadConfig({ MCP_ALLOWED_ORIGINS: 'https://App.example.com, http://localhost:5173,https://x.example:443/', MCP_ALLOWED_HOSTS: 'Gateway,10.0.0.5,[::1]' });
+    expect(config.mcpAllowedOrigins).toEqual(['https://app.example.com', 'http://localhost:5173', 'https://x.example']);
+    expect(config.mcpAllowedHosts).toEqual(['gateway', '10.0.0.5', '[::1]']);
+  });
+
   it('derives PUBLIC_URL from PORT and treats an empty PRICE_PROVIDERS as "none"', () => {
     const config = loadConfig({ PORT: '8080', PRICE_PROVIDERS: '' });
     expect(config.publicUrl).toBe('http://localhost:8080');
@@ -67,6 +74,12 @@ describe('loadConfig', () => {
     ['DNS_SERVERS', 'dns.example.com', /DNS_SERVERS must list IP addresses/],
     ['DNS_SERVERS', '127.0.0.1:70000', /DNS_SERVERS must list IP addresses/],
     ['DNS_TIMEOUT_MS', '0', /DNS_TIMEOUT_MS must be at least 1/],
+    ['MCP_ALLOWED_ORIGINS', 'https://app.example.com/mcp', /MCP_ALLOWED_ORIGINS must list origins.*\(not https:\/\/app.example.com\/mcp\)/],
+    ['MCP_ALLOWED_ORIGINS', '*', /MCP_ALLOWED_ORIGINS must list origins/],
+    ['MCP_ALLOWED_ORIGINS', 'null', /MCP_ALLOWED_ORIGINS must list origins/],
+    ['MCP_ALLOWED_ORIGINS', 'ftp://files.example.com', /MCP_ALLOWED_ORIGINS must list origins/],
+    ['MCP_ALLOWED_HOSTS', 'gateway:3000', /MCP_ALLOWED_HOSTS must list host names.*\(not gateway:3000\)/],
+    ['MCP_ALLOWED_HOSTS', '::1', /MCP_ALLOWED_HOSTS must list host names/],
     ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318', /OTEL_EXPORTER_OTLP_ENDPOINT must use http: or https:/],
   ])('names %s when it is %p', (variable, value, message) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, INTERNAL_ERROR, toAppError, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../errors.js';
-import { fieldErrorsFrom, NUL_IN_BODY } from './validation.js';
+import { fieldErrorsFrom, NUL_IN_BODY, NUL_NOT_ALLOWED } from './validation.js';
 
 /**
  * How a route family spells its error bodies. Seed 000 (and most of the API) uses
@@ -67,7 +67,7 @@ const FRAMEWORK_CODES: Record<string, { code: AppError['code']; field?: string; 
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'validation', field: 'body', message: 'must not be empty' },
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'validation', field: 'body', message: 'must be valid JSON' },
   FST_ERR_CTP_BODY_TOO_LARGE: { code: 'validation', field: 'body', message: 'is too large' },
-  [NUL_IN_BODY]: { code: 'validation', field: 'body', message: 'must not contain the character U+0000' },
+  [NUL_IN_BODY]: { code: 'validation', field: 'body', message: NUL_NOT_ALLOWED },
 };
 
 /**

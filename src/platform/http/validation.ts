@@ -3,6 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
 import secureJson from 'secure-json-parse';
 import type { FieldErrors } from '../errors.js';
+import { isRfc3339DateTime } from '../iso-time.js';
 
 // ajv-formats is CommonJS with a default export; under NodeNext the callable sits on `.default`.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -19,6 +20,9 @@ const common: Options = {
 function createAjv(options: Options): Ajv {
   const ajv = new Ajv({ ...common, ...options });
   addFormats(ajv);
+  // ajv-formats' date-time also takes ISO 8601 forms RFC 3339 does not (`2031-05-06 14:00:00Z`,
+  // `+0200`, `+02`): every surface applies the one rule GraphQL's scalar and MCP apply too.
+  ajv.addFormat('date-time', { type: 'string', validate: isRfc3339DateTime });
   return ajv;
 }
 
@@ -31,6 +35,14 @@ const urlAjv = createAjv({ coerceTypes: true });
 export function compileValidator({ schema, httpPart }: { schema: object; httpPart?: string }) {
   const ajv = httpPart === 'body' ? bodyAjv : urlAjv;
   return ajv.compile(schema);
+}
+
+/**
+ * A validator for JSON a client sent other than as a REST body (MCP tool arguments), with the rules
+ * and formats bodies have: no coercion, defaults filled in, unknown properties refused where closed.
+ */
+export function compileJsonValidator(schema: object) {
+  return bodyAjv.compile(schema);
 }
 
 function messageFor(error: ErrorObject | FastifySchemaValidationError): string {
@@ -69,7 +81,8 @@ export function fieldErrorsFrom(
   const fields: FieldErrors = {};
   for (const error of errors) {
     const field = fieldFor(error, part);
-    fields[field] ??= messageFor(error);
+    // Own properties only: `fields.toString ??= …` would find Object.prototype's and name nothing.
+    if (!Object.hasOwn(fields, field)) fields[field] = messageFor(error);
   }
   return fields;
 }
@@ -80,18 +93,39 @@ export function fieldErrorsFrom(
  */
 const ESCAPED_NUL = /(?<!\\)(?:\\\\)*\\u0000/;
 export const NUL_IN_BODY = 'GATEWAY_NUL_IN_BODY';
+/** What a field holding U+0000 is told, whichever surface refuses it. */
+export const NUL_NOT_ALLOWED = 'must not contain the character U+0000';
+
+/**
+ * Where parsed JSON holds a string with U+0000, as field paths (`agentIds.0`; `root` for `value` itself).
+ * Iterative: a body of nested arrays is as deep as its size allows, deeper than the call stack.
+ */
+export function fieldsWithNul(value: unknown, root: string): string[] {
+  const found: string[] = [];
+  const pending: [path: string[], node: unknown][] = [[[], value]];
+  while (pending.length > 0) {
+    const [path, node] = pending.pop()!;
+    if (typeof node === 'string') {
+      if (node.includes('\u0000')) found.push(path.length ? path.join('.') : root);
+    } else if (node !== null && typeof node === 'object') {
+      for (const [key, child] of Object.entries(node)) pending.push([[...path, key], child]);
+    }
+  }
+  return found;
+}
 
 /**
  * JSON bodies through secure-json-parse (no prototype poisoning), where an empty body is "no body":
  * the PATCH decisions on proposals take none, and clients often still send the JSON content type.
- * Routes whose schema requires a body still answer 400 for an empty one.
+ * Routes whose schema requires a body still answer 400 for an empty one. `refuseNul: false` leaves a
+ * U+0000 for the route to refuse field by field (MCP, whose errors are tool results, not HTTP statuses).
  */
-export function installJsonBodyParser(app: FastifyInstance): void {
+export function installJsonBodyParser(app: FastifyInstance, { refuseNul = true }: { refuseNul?: boolean } = {}): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
-    if (text.includes('\\u0000') && ESCAPED_NUL.test(text)) {
+    if (refuseNul && text.includes('\\u0000') && ESCAPED_NUL.test(text)) {
       return done(Object.assign(new Error('the body contains U+0000'), { statusCode: 400, code: NUL_IN_BODY }), undefined);
     }
     try {
