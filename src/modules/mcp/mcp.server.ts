@@ -5,7 +5,16 @@ import type { Actor } from '../../platform/auth/actor.js';
 import { INTERNAL_ERROR, toAppError } from '../../platform/errors.js';
 import type { Logger } from '../../platform/logger.js';
 import type { AvailabilityService, BookingService, ProposalService } from '../scheduling/index.js';
-import { AVAILABILITY_LIMITS, BOOKING_LIMITS, decodeSlotCursor, presentAvailabilityPage, presentProposal, SCHEDULING_LIMITS, toBookingItem } from '../scheduling/index.js';
+import {
+  AVAILABILITY_LIMITS,
+  BOOKING_LIMITS,
+  decodeBookingCursor,
+  decodeSlotCursor,
+  presentAvailabilityPage,
+  presentProposal,
+  SCHEDULING_LIMITS,
+  toBookingItem,
+} from '../scheduling/index.js';
 import type { TokenAnalyticsService, TokenReadBudget } from '../token-analytics/index.js';
 import { presentAnalytics, presentSafety } from '../token-analytics/index.js';
 
@@ -86,18 +95,26 @@ export function createMcpServer(deps: McpDeps, actor: () => Promise<Actor>, addr
   server.registerTool(
     'list_bookings',
     {
-      description: "The calling agent's bookings (confirmed and cancelled) intersecting [from, to), by start time.",
+      description:
+        "The calling agent's bookings (confirmed and cancelled) intersecting [from, to), by start time. " +
+        '`nextCursor` is null on the last page; otherwise pass it back as `after` (with the same from, to) for the next page.',
       inputSchema: {
         from: dateTime.optional(),
         to: dateTime.optional(),
         limit: z.number().int().min(1).max(BOOKING_LIMITS.listMax).optional().describe(`1 to ${BOOKING_LIMITS.listMax}; default ${BOOKING_LIMITS.listDefault}`),
+        after: z.string().min(1).max(200).optional().describe('nextCursor of the previous page'),
       },
       annotations: { readOnlyHint: true },
     },
-    ({ from, to, limit }) =>
+    ({ from, to, limit, after }) =>
       answer(async () => {
-        const page = await deps.bookings.list(await actor(), { from: from ? new Date(from) : undefined, to: to ? new Date(to) : undefined }, limit ?? BOOKING_LIMITS.listDefault);
-        return { items: page.items };
+        const page = await deps.bookings.list(
+          await actor(),
+          { from: from ? new Date(from) : undefined, to: to ? new Date(to) : undefined },
+          limit ?? BOOKING_LIMITS.listDefault,
+          after === undefined ? undefined : decodeBookingCursor(after),
+        );
+        return { items: page.items, nextCursor: page.nextCursor };
       }, deps.logger),
   );
 

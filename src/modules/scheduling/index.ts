@@ -73,6 +73,7 @@ export { AVAILABILITY_LIMITS, decodeSlotCursor } from './availability.service.js
 export { presentAvailabilityPage } from './availability.view.js';
 export { toBookingItem } from './booking-item.js';
 export { BOOKING_LIMITS } from './booking.service.js';
+export { decodeBookingCursor } from './list-cursors.js';
 export { SCHEDULING_LIMITS } from './limits.js';
 export { presentProposal } from './proposal.view.js';
 export type { WebhookHealth, WebhookFailureKind } from './webhook.service.js';

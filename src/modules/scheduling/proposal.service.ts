@@ -15,6 +15,7 @@ import { Proposal, type ProposalStatus } from './entities/proposal.entity.js';
 import { checkRange, isUuid } from './input-checks.js';
 import { findStoredOutcome, replay, storeOutcome, type IdempotentRequest } from './idempotency.js';
 import { SCHEDULING_LIMITS } from './limits.js';
+import { encodeProposalCursor, type ProposalCursor } from './list-cursors.js';
 
 export const PROPOSAL_LIMITS = {
   agentIdMaxLength: SCHEDULING_LIMITS.agentIdMaxLength,
@@ -32,6 +33,12 @@ export interface ProposalView {
   status: ProposalStatus;
   createdAt: Date;
   bookingId: string | null;
+}
+
+export interface ProposalPage {
+  items: ProposalView[];
+  /** Where the next page starts (`after`); null on the last page. */
+  nextCursor: string | null;
 }
 
 export interface CreateProposalInput {
@@ -211,7 +218,11 @@ export class ProposalService {
     );
   }
 
-  async list(caller: Actor, filter: { role?: ProposalRole | undefined; status?: ProposalStatus | undefined; limit: number }): Promise<ProposalView[]> {
+  /** The caller's proposals, newest first (`createdAt`, then id), `limit` of them after the `after` position. */
+  async list(
+    caller: Actor,
+    filter: { role?: ProposalRole | undefined; status?: ProposalStatus | undefined; limit: number; after?: ProposalCursor | undefined },
+  ): Promise<ProposalPage> {
     const actor = agentOf(caller);
     const mine =
       filter.role === 'incoming'
@@ -219,12 +230,15 @@ export class ProposalService {
         : filter.role === 'outgoing'
           ? { proposer: actor.id }
           : { $or: [{ target: actor.id }, { proposer: actor.id }] };
+    const after = filter.after;
+    const older = after ? [{ $or: [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, id: { $lt: after.id } }] }] : [];
     const proposals = await this.em.find(
       Proposal,
-      { ...mine, ...(filter.status ? { status: filter.status } : {}) },
-      { orderBy: { createdAt: 'desc', id: 'desc' }, limit: filter.limit },
+      { $and: [mine, ...(filter.status ? [{ status: filter.status }] : []), ...older] },
+      { orderBy: { createdAt: 'desc', id: 'desc' }, limit: filter.limit + 1 },
     );
-    return proposals.map(toProposalView);
+    const items = proposals.slice(0, filter.limit).map(toProposalView);
+    return { items, nextCursor: proposals.length > filter.limit ? encodeProposalCursor(items.at(-1)!) : null };
   }
 
   async get(caller: Actor, proposalId: string): Promise<ProposalView> {

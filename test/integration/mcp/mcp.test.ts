@@ -121,7 +121,7 @@ describe('MCP at /mcp through the SDK client', () => {
 
   it(`list_bookings takes limit up to ${BOOKING_LIMITS.listMax} and refuses one more, naming limit`, async () => {
     const asAgent = await connect((await createAgent(t, root)).token);
-    expect(await call(asAgent, 'list_bookings', { limit: BOOKING_LIMITS.listMax })).toEqual({ isError: false, body: { items: [] } });
+    expect(await call(asAgent, 'list_bookings', { limit: BOOKING_LIMITS.listMax })).toEqual({ isError: false, body: { items: [], nextCursor: null } });
     const refused = await asAgent.callTool({ name: 'list_bookings', arguments: { limit: BOOKING_LIMITS.listMax + 1 } });
     expect(refused.isError).toBe(true);
     expect((refused.content as { text: string }[])[0]!.text).toMatch(/limit/);
