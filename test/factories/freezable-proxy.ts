@@ -15,6 +15,11 @@ export interface FreezableProxy {
   freeze(which?: (connection: ProxiedConnection) => boolean): void;
   /** Passes on everything held back, in order, and every byte after. */
   thaw(): void;
+  /**
+   * Delivers what the server sends to the connections it picks (open and future ones) `ms` later, in
+   * order: how a busy server's notifications trail its answers on other connections.
+   */
+  delayToClient(which: (connection: ProxiedConnection) => boolean, ms: number): void;
   /** Closes every connection and refuses new ones, as a stopped server does. */
   refuse(): Promise<void>;
   /** Accepts connections again, on the same port. */
@@ -39,6 +44,12 @@ export async function startFreezableProxy(target: string): Promise<FreezableProx
   const targetUrl = new URL(target);
   const links = new Set<Link>();
   let freezeNew = false;
+  const delays: { which: (connection: ProxiedConnection) => boolean; ms: number }[] = [];
+  const toClient = (link: Link, chunk: Buffer) => {
+    const delay = delays.find((rule) => rule.which(link))?.ms ?? 0;
+    if (delay > 0) setTimeout(() => link.client.write(chunk), delay);
+    else link.client.write(chunk);
+  };
 
   const flush = (link: Link) => {
     if (link.frozen || !link.upstream) return;
@@ -50,7 +61,7 @@ export async function startFreezableProxy(target: string): Promise<FreezableProx
     link.upstream = upstream;
     upstream.on('data', (chunk: Buffer) => {
       if (link.frozen) link.toClient.push(chunk);
-      else link.client.write(chunk);
+      else toClient(link, chunk);
     });
     upstream.on('error', () => link.client.destroy());
     upstream.on('close', () => link.client.destroy());
@@ -90,6 +101,9 @@ export async function startFreezableProxy(target: string): Promise<FreezableProx
     freeze(which) {
       if (!which) freezeNew = true;
       for (const link of links) if (!which || which(link)) link.frozen = true;
+    },
+    delayToClient(which, ms) {
+      delays.push({ which, ms });
     },
     thaw() {
       freezeNew = false;

@@ -10,6 +10,7 @@ import { agentOf, type AgentRecord } from '../agents/index.js';
 import { Booking } from './entities/booking.entity.js';
 import { committedEvents, recordBookingEvent, type EventAnnouncer } from './committed-events.js';
 import { fromBookingItem, toBookingItem, type BookingItem, type BookingView } from './booking.view.js';
+import { encodeBookingCursor, encodeOccurrenceCursor, type BookingCursor } from './list-cursors.js';
 
 export type { BookingView } from './booking.view.js';
 import { checkRange } from './input-checks.js';
@@ -77,12 +78,15 @@ export interface BookingWindow {
 export interface BookingPage {
   items: BookingItem[];
   hasNextPage: boolean;
+  /** Where the next page starts (`after`); null on the last page. */
+  nextCursor: string | null;
 }
 
-/** Keyset position in the `(startsAt, id)` order of a calendar. */
-export interface BookingCursor {
-  startsAt: Date;
-  id: string;
+/** The next concrete occurrences of a booking. */
+export interface OccurrencePage {
+  items: Slot[];
+  /** Where the next page starts (`after`); null when no occurrence follows. */
+  nextCursor: string | null;
 }
 
 /** One live occurrence on the calendar and the booking (single or series) it belongs to. */
@@ -204,11 +208,13 @@ export class BookingService {
   async list(caller: Actor, window: BookingWindow, limit: number, after?: BookingCursor): Promise<BookingPage> {
     const actor = agentOf(caller);
     checkWindow(window);
-    if (window.from && window.to && window.from.getTime() === window.to.getTime()) return { items: [], hasNextPage: false };
+    if (window.from && window.to && window.from.getTime() === window.to.getTime()) return { items: [], hasNextPage: false, nextCursor: null };
     const rows = window.from
       ? await this.statements.rows(BOOKINGS_OVERLAPPING, [actor.id, window.from, window.to ?? null, after?.startsAt ?? null, after?.id ?? null, limit + 1])
       : await this.statements.rows(BOOKINGS_FROM_START, [actor.id, window.to ?? null, after?.startsAt ?? null, after?.id ?? null, limit + 1]);
-    return { items: rows.slice(0, limit).map(bookingItemOfRow), hasNextPage: rows.length > limit };
+    const items = rows.slice(0, limit).map(bookingItemOfRow);
+    const hasNextPage = rows.length > limit;
+    return { items, hasNextPage, nextCursor: hasNextPage ? encodeBookingCursor(items.at(-1)!) : null };
   }
 
   async get(caller: Actor, bookingId: string): Promise<BookingView> {
@@ -254,13 +260,17 @@ export class BookingService {
    * The next `limit` occurrences starting at or after now. A booking without a rule has its own slot
    * until it starts; a cancelled booking has none; a stored rule that no longer parses is `bad_rrule`.
    */
-  async occurrences(caller: Actor, bookingId: string, limit: number): Promise<Slot[]> {
+  /** The next `limit` occurrences from now, or from just after the occurrence starting at `after`. */
+  async occurrences(caller: Actor, bookingId: string, limit: number, after?: Date): Promise<OccurrencePage> {
     const actor = agentOf(caller);
     const booking = await this.findOwned(this.em, actor, bookingId);
     const now = this.clock.now();
-    if (booking.status !== 'confirmed') return [];
-    if (!booking.rrule) return booking.startsAt >= now ? [{ startsAt: booking.startsAt, endsAt: booking.endsAt }] : [];
-    return this.expandStored(booking, { from: now, limit });
+    const from = after && after >= now ? new Date(after.getTime() + 1) : now;
+    if (booking.status !== 'confirmed') return { items: [], nextCursor: null };
+    if (!booking.rrule) return { items: booking.startsAt >= from ? [{ startsAt: booking.startsAt, endsAt: booking.endsAt }] : [], nextCursor: null };
+    const slots = this.expandStored(booking, { from, limit: limit + 1 });
+    const items = slots.slice(0, limit);
+    return { items, nextCursor: slots.length > limit ? encodeOccurrenceCursor(items.at(-1)!) : null };
   }
 
   /**

@@ -38,6 +38,7 @@ import { createBookingFunction } from './sql/create-booking.function.js';
 import { cancelBookingFunction } from './sql/cancel-booking.function.js';
 
 export { BOOKING_LIMITS, FREE_BUSY_LIMITS, lockAgent, type BookingService, type BookingView } from './booking.service.js';
+export { decodeBookingCursor } from './list-cursors.js';
 export { fromBookingItem, toBookingItem, type BookingEventView, type BookingItem } from './booking.view.js';
 export { committedEvents, type AnnouncedEvent, type CommittedEvents, type EventAnnouncer, type WrittenEvents } from './committed-events.js';
 export { Booking } from './entities/booking.entity.js';

@@ -3,7 +3,7 @@ import type { Actor } from '../../platform/auth/actor.js';
 import type { Logger } from '../../platform/logger.js';
 import { SCHEDULING_LIMITS } from '../../platform/api-limits.js';
 import { AVAILABILITY_LIMITS as L, decodeSlotCursor, presentAvailabilityPage, type AvailabilityService } from '../availability/index.js';
-import { BOOKING_LIMITS, toBookingItem, type BookingService } from '../bookings/index.js';
+import { BOOKING_LIMITS, decodeBookingCursor, toBookingItem, type BookingService } from '../bookings/index.js';
 import { presentProposal, type ProposalService } from '../proposals/index.js';
 import type { TokenAnalyticsService, TokenReadBudget } from '../token-analytics/index.js';
 import { presentAnalytics, presentSafety } from '../token-analytics/index.js';
@@ -87,9 +87,11 @@ export const TOOLS: readonly ToolDefinition<unknown>[] = [
     },
   }),
 
-  tool<{ from?: string; to?: string; limit: number }>({
+  tool<{ from?: string; to?: string; limit: number; after?: string }>({
     name: 'list_bookings',
-    description: "The calling agent's bookings (confirmed and cancelled) intersecting [from, to), by start time.",
+    description:
+      "The calling agent's bookings (confirmed and cancelled) intersecting [from, to), by start time. " +
+      '`nextCursor` is null on the last page; otherwise pass it back as `after` (with the same from, to) for the next page.',
     inputSchema: {
       type: 'object',
       additionalProperties: false,
@@ -97,13 +99,14 @@ export const TOOLS: readonly ToolDefinition<unknown>[] = [
         from: dateTime,
         to: dateTime,
         limit: { type: 'integer', minimum: 1, maximum: BOOKING_LIMITS.listMax, default: BOOKING_LIMITS.listDefault, description: `1 to ${BOOKING_LIMITS.listMax}` },
+        after: { type: 'string', minLength: 1, maxLength: 200, description: 'nextCursor of the previous page' },
       },
     },
     annotations: { readOnlyHint: true },
-    run: async ({ from, to, limit }, { deps, actor }) => {
+    run: async ({ from, to, limit, after }, { deps, actor }) => {
       const window = { from: from === undefined ? undefined : new Date(from), to: to === undefined ? undefined : new Date(to) };
-      const page = await deps.bookings.list(await actor(), window, limit);
-      return { items: page.items };
+      const page = await deps.bookings.list(await actor(), window, limit, after === undefined ? undefined : decodeBookingCursor(after));
+      return { items: page.items, nextCursor: page.nextCursor };
     },
   }),
 

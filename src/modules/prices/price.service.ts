@@ -74,10 +74,19 @@ export const PRICE_HISTORY_LIMITS = { maxRows: 5_000 } as const;
 
 /**
  * GPU price snapshots and the current feed. The feed is computed from the database once and then
- * served from memory until any process adds a snapshot (a NOTIFY drops every process's copy).
+ * served from memory until a snapshot is added. The process that adds one drops its copy after the
+ * commit and before it answers, so its next read computes the feed anew (read your writes); every
+ * other process drops its copy when the snapshot's NOTIFY reaches it, or when its LISTEN connection
+ * is back after a loss (a notification sent meanwhile is gone).
  */
 export class PriceService {
-  private feedCache: Promise<PriceFeed> | undefined;
+  /** The feed being served: a computation started in `generation`. */
+  private feedCache: { generation: number; feed: Promise<PriceFeed> } | undefined;
+  /**
+   * Counts the snapshots this process knows were added. A computation begun before one was added may
+   * have read the older rows: it is never kept past that (not even by its failure, which would drop a newer one).
+   */
+  private generation = 0;
   private readonly added = new EventEmitter();
 
   constructor(
@@ -87,12 +96,12 @@ export class PriceService {
   ) {
     this.added.setMaxListeners(0);
     notifications.on(PRICE_SNAPSHOTS_CHANNEL, (payload) => {
-      this.feedCache = undefined;
+      this.dropFeed();
       const added = JSON.parse(payload) as Omit<SnapshotAdded, 'takenAt'> & { takenAt: string };
       this.added.emit('snapshot', { ...added, takenAt: new Date(added.takenAt) });
     });
     // A snapshot added while the connection was down was never announced: recompute on next read.
-    notifications.onReconnect(() => (this.feedCache = undefined));
+    notifications.onReconnect(() => this.dropFeed());
   }
 
   /** A fresh install serves the bundled reference snapshot until newer rows replace its pairs. */
@@ -103,14 +112,28 @@ export class PriceService {
       if (Number(existing?.n ?? 0) > 0) return;
       await this.insertSnapshot(tx, { takenAt: new Date(REFERENCE_SNAPSHOT.takenAt), source: REFERENCE_SNAPSHOT.source, rows: REFERENCE_SNAPSHOT.rows });
     });
+    this.dropFeed();
   }
 
   async feed(): Promise<PriceFeed> {
-    this.feedCache ??= this.computeFeed().catch((error: unknown) => {
-      this.feedCache = undefined;
-      throw error;
-    });
-    return this.feedCache;
+    if (!this.feedCache) {
+      const generation = this.generation;
+      const feed = this.computeFeed();
+      this.feedCache = { generation, feed };
+      feed.catch(() => {
+        if (this.feedCache?.generation === generation) this.feedCache = undefined;
+      });
+    }
+    return this.feedCache.feed;
+  }
+
+  /**
+   * Called once a snapshot is committed (never before: a read between the drop and the commit would
+   * compute the old feed again and keep it).
+   */
+  private dropFeed(): void {
+    this.generation++;
+    this.feedCache = undefined;
   }
 
   async forGpu(slug: string): Promise<PriceFeed> {
@@ -119,12 +142,15 @@ export class PriceService {
     return { updatedAt: feed.updatedAt, prices: feed.prices.filter((row) => row.slug === slug) };
   }
 
-  /** Adds a snapshot (some pairs, prices may be null); every process's feed follows at once. */
   /** Snapshots from outside (the admin route) come from the operator only. */
   authorizeIngest(actor: Actor): void {
     if (actor.kind !== 'admin') throw new AppError('unauthorized', 'send Authorization: Bearer <ADMIN_TOKEN>');
   }
 
+  /**
+   * Adds a snapshot (some pairs, prices may be null). This process serves it from the moment this
+   * returns; other processes once its NOTIFY reaches them.
+   */
   async ingest(input: SnapshotInput): Promise<SnapshotAdded> {
     const fields: FieldErrors = {};
     if (input.rows.length === 0) fields.rows = 'must hold at least one row';
@@ -137,7 +163,10 @@ export class PriceService {
     if (input.takenAt && Number.isNaN(input.takenAt.getTime())) fields.taken_at = 'must be a valid date-time';
     else if (input.takenAt && input.takenAt.getTime() > this.clock.now().getTime() + 5 * 60_000) fields.taken_at = 'must not be in the future';
     if (Object.keys(fields).length) throw AppError.validation(fields);
-    return this.em.fork().transactional((tx) => this.insertSnapshot(tx, input));
+    const added = await this.em.fork().transactional((tx) => this.insertSnapshot(tx, input));
+    // Before answering: the caller's next read must show what it wrote, whenever the NOTIFY comes back.
+    this.dropFeed();
+    return added;
   }
 
   /**
@@ -176,16 +205,17 @@ export class PriceService {
     for await (const [added] of on(this.added, 'snapshot') as AsyncIterableIterator<[SnapshotAdded]>) yield added;
   }
 
+  /** One statement, so the rows and `updatedAt` come from the same moment (two could straddle a snapshot). */
   private async computeFeed(): Promise<PriceFeed> {
-    const rows = await this.em.fork().execute<FeedRow[]>(
-      `select distinct on (r.gpu_slug, r.provider) r.gpu_slug, r.provider, r.spot_price_usd, r.on_demand_price_usd, s.taken_at, s.source
+    const rows = await this.em.fork().execute<(FeedRow & { updated_at: Date })[]>(
+      `select distinct on (r.gpu_slug, r.provider) r.gpu_slug, r.provider, r.spot_price_usd, r.on_demand_price_usd, s.taken_at, s.source,
+              (select max(latest.taken_at) from price_snapshots latest) as updated_at
          from price_rows r join price_snapshots s on s.id = r.snapshot_id
         order by r.gpu_slug, r.provider, s.taken_at desc, s.id desc`,
     );
-    const [latest] = await this.em.fork().execute<{ taken_at: Date | null }[]>('select max(taken_at) as taken_at from price_snapshots');
     const order = Object.keys(GPUS);
     const prices = rows.map(toView).sort((a, b) => order.indexOf(a.slug) - order.indexOf(b.slug) || a.provider.localeCompare(b.provider));
-    return { updatedAt: latest?.taken_at ? new Date(latest.taken_at) : null, prices };
+    return { updatedAt: rows[0] ? new Date(rows[0].updated_at) : null, prices };
   }
 
   private async insertSnapshot(tx: EntityManager, input: SnapshotInput): Promise<SnapshotAdded> {

@@ -16,6 +16,7 @@ import { checkRange } from '../bookings/index.js';
 import { isUuid } from '../../platform/uuid.js';
 import { findStoredOutcome, replay, storeOutcome, type IdempotentRequest } from '../bookings/index.js';
 import { SCHEDULING_LIMITS } from '../../platform/api-limits.js';
+import { encodeProposalCursor, type ProposalCursor } from './list-cursors.js';
 
 export const PROPOSAL_LIMITS = {
   agentIdMaxLength: SCHEDULING_LIMITS.agentIdMaxLength,
@@ -33,6 +34,12 @@ export interface ProposalView {
   status: ProposalStatus;
   createdAt: Date;
   bookingId: string | null;
+}
+
+export interface ProposalPage {
+  items: ProposalView[];
+  /** Where the next page starts (`after`); null on the last page. */
+  nextCursor: string | null;
 }
 
 export interface CreateProposalInput {
@@ -212,7 +219,11 @@ export class ProposalService {
     );
   }
 
-  async list(caller: Actor, filter: { role?: ProposalRole | undefined; status?: ProposalStatus | undefined; limit: number }): Promise<ProposalView[]> {
+  /** The caller's proposals, newest first (`createdAt`, then id), `limit` of them after the `after` position. */
+  async list(
+    caller: Actor,
+    filter: { role?: ProposalRole | undefined; status?: ProposalStatus | undefined; limit: number; after?: ProposalCursor | undefined },
+  ): Promise<ProposalPage> {
     const actor = agentOf(caller);
     const mine =
       filter.role === 'incoming'
@@ -220,12 +231,15 @@ export class ProposalService {
         : filter.role === 'outgoing'
           ? { proposer: actor.id }
           : { $or: [{ target: actor.id }, { proposer: actor.id }] };
+    const after = filter.after;
+    const older = after ? [{ $or: [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, id: { $lt: after.id } }] }] : [];
     const proposals = await this.em.find(
       Proposal,
-      { ...mine, ...(filter.status ? { status: filter.status } : {}) },
-      { orderBy: { createdAt: 'desc', id: 'desc' }, limit: filter.limit },
+      { $and: [mine, ...(filter.status ? [{ status: filter.status }] : []), ...older] },
+      { orderBy: { createdAt: 'desc', id: 'desc' }, limit: filter.limit + 1 },
     );
-    return proposals.map(toProposalView);
+    const items = proposals.slice(0, filter.limit).map(toProposalView);
+    return { items, nextCursor: proposals.length > filter.limit ? encodeProposalCursor(items.at(-1)!) : null };
   }
 
   async get(caller: Actor, proposalId: string): Promise<ProposalView> {

@@ -121,7 +121,7 @@ describe('MCP at /mcp through the SDK client', () => {
 
   it(`list_bookings takes limit up to ${BOOKING_LIMITS.listMax} and refuses one more, naming limit`, async () => {
     const asAgent = await connect((await createAgent(t, root)).token);
-    expect(await call(asAgent, 'list_bookings', { limit: BOOKING_LIMITS.listMax })).toEqual({ isError: false, body: { items: [] } });
+    expect(await call(asAgent, 'list_bookings', { limit: BOOKING_LIMITS.listMax })).toEqual({ isError: false, body: { items: [], nextCursor: null } });
     expect(await call(asAgent, 'list_bookings', { limit: BOOKING_LIMITS.listMax + 1 })).toEqual({
       isError: true,
       body: { error: 'validation', message: `limit must be <= ${BOOKING_LIMITS.listMax}`, errors: { limit: `must be <= ${BOOKING_LIMITS.listMax}` } },

@@ -190,6 +190,79 @@ describe('bookingEvents subscription', () => {
   });
 });
 
+/**
+ * Issue 24: the log was read `order by id` with `id::text` in the select list, so PostgreSQL sorted the
+ * text (10, 100, 101, …, 11, …, 2, 20, …) and, a page (200) at a time, skipped what sorted past it.
+ * A fresh database, so the cursors start at 1 and cross 9 → 10 and 99 → 100.
+ */
+describe('replaying a long event log', () => {
+  const EVENTS = 250;
+  let t: TestApp;
+  let root: AgentWithToken;
+  let url: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({ jobs: false });
+    root = await bootstrapAgent(t);
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = t.app.server.address();
+    if (!address || typeof address === 'string') throw new Error('no address');
+    url = `ws://127.0.0.1:${address.port}/graphql`;
+  });
+  afterAll(() => t.close());
+
+  const numeric = (cursors: string[]) => [...cursors].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+
+  it('replays every event after any cursor once, in cursor order, across digit boundaries and pages', async () => {
+    const agent = await createAgent(t, root);
+    const live = subscribe(url, agent.token);
+    await live.ready;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let i = 0; i < EVENTS; i++) {
+      const slot = slotAt(i);
+      await createBooking(t, agent, slot.startsAt, slot.endsAt);
+    }
+    const cursors = (await live.waitFor(EVENTS, 60_000)).map((event) => event.cursor);
+    await live.close();
+    expect(cursors).toEqual(numeric(cursors));
+    // The cursors really have one, two and three digits.
+    expect(new Set(cursors.map((cursor) => cursor.length))).toEqual(new Set([1, 2, 3]));
+
+    // Resume after the first, the last one-digit, the last two-digit and the second-to-last cursor.
+    const lastOfLength = (length: number) => cursors.filter((cursor) => cursor.length === length).at(-1)!;
+    for (const after of [cursors[0]!, lastOfLength(1), lastOfLength(2), cursors.at(-2)!]) {
+      const expected = cursors.slice(cursors.indexOf(after) + 1);
+      const resumed = subscribe(url, agent.token, after);
+      const events = await resumed.waitFor(expected.length, 30_000);
+      // Nothing more arrives than what came after the cursor.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await resumed.close();
+      expect({ after, cursors: events.map((event) => event.cursor) }).toEqual({ after, cursors: expected });
+    }
+  }, 120_000);
+
+  it('catches a live subscriber up on a long run of events it was never told about, in order', async () => {
+    const agent = await createAgent(t, root);
+    const subscription = subscribe(url, agent.token);
+    await subscription.ready;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // A log that has been running a while: these cursors cross 999 → 1000.
+    await t.query(`select setval(pg_get_serial_sequence('booking_events', 'id'), 1000 - $1::int / 2)`, [EVENTS]);
+    // Written as writers that died right after their commits would leave them: in the log, never
+    // announced; the feed finds them at its next check and reads the log a page at a time.
+    const written = await t.query<{ cursor: string }>(
+      `select (record_booking_event($1, 'booking.reminder', $2::jsonb, now())).event_id::text as cursor from generate_series(1, ${EVENTS})`,
+      [agent.id, JSON.stringify({ id: agent.id, agentId: agent.id, startsAt: '2033-01-01T09:00:00.000Z', endsAt: '2033-01-01T10:00:00.000Z', status: 'confirmed', rrule: null, warningSentAt: null, createdAt: new Date().toISOString() })],
+    );
+    const expected = numeric(written.map((row) => row.cursor));
+    expect(new Set(expected.map((cursor) => cursor.length))).toEqual(new Set([3, 4]));
+    const events = await subscription.waitFor(EVENTS, FEED_CHECK_INTERVAL_MS * 5);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await subscription.close();
+    expect(events.map((event) => event.cursor)).toEqual(expected);
+  }, 60_000);
+});
+
 describe('two server processes on one database', () => {
   const children: ChildProcess[] = [];
   let databaseDrop: (() => Promise<void>) | undefined;

@@ -392,7 +392,7 @@ describe('bookings', () => {
     ])('answers validation naming `after` for a cursor with %s', async (_case, after) => {
       const agent = await createAgent(t, root);
       const result = await t.gql(BookingsDocument, { first: 2, after }, bearer(agent.token));
-      expect(result.errors?.[0]?.extensions).toEqual({ code: 'validation', errors: { after: 'is not a cursor from this connection' } });
+      expect(result.errors?.[0]?.extensions).toEqual({ code: 'validation', errors: { after: 'is not a cursor from this list' } });
     });
 
     it('loads 50 bookings with their agent in a constant number of SQL statements', async () => {

@@ -10,12 +10,16 @@ export interface BookingEventRow {
   created_at: Date | string;
 }
 
-/** An agent's events after a cursor, oldest first (replay and catching up), over `booking_events_agent_idx`. */
+/**
+ * An agent's events after a cursor, oldest first (replay and catching up), over `booking_events_agent_idx`.
+ * The order names the table's column: a bare `order by id` would sort the text output column
+ * `id::text` (10 before 9; test/support/sql-name-shadowing.ts holds every statement to this).
+ */
 export const EVENTS_AFTER = namedStatement<[agentId: string, after: string, limit: number], BookingEventRow>(
   'booking_events_after',
-  `select id::text, agent_id, type, booking, created_at from booking_events
-    where agent_id = $1 and id > $2::bigint
-    order by id
+  `select e.id::text as id, e.agent_id, e.type, e.booking, e.created_at from booking_events e
+    where e.agent_id = $1 and e.id > $2::bigint
+    order by e.id
     limit $3`,
 );
 

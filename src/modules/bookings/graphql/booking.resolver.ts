@@ -1,7 +1,6 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { AppError } from '../../../platform/errors.js';
-import { BOOKING_LIMITS, FREE_BUSY_LIMITS, type BookingCursor, type BookingService } from '../booking.service.js';
-import { isUuid } from '../../../platform/uuid.js';
+import { BOOKING_LIMITS, FREE_BUSY_LIMITS, type BookingService } from '../booking.service.js';
+import { decodeBookingCursor, encodeBookingCursor } from '../list-cursors.js';
 import { AgentNode } from '../../agents/index.js';
 import {
   BookedSlotNode,
@@ -15,17 +14,6 @@ import {
 } from './booking.types.js';
 import type { AgentsContext } from '../../agents/index.js';
 import { checkLimit } from '../../../platform/graphql/page-size.js';
-
-const encodeCursor = (booking: { startsAt: Date | string; id: string }) =>
-  Buffer.from(`${typeof booking.startsAt === 'string' ? booking.startsAt : booking.startsAt.toISOString()}|${booking.id}`).toString('base64url');
-
-function decodeCursor(cursor: string): BookingCursor {
-  const [startsAt, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const date = new Date(startsAt ?? '');
-  // A cursor is only ever read back from the client: every part is checked before it reaches SQL.
-  if (!id || !isUuid(id) || Number.isNaN(date.getTime())) throw AppError.validation({ after: 'is not a cursor from this connection' });
-  return { startsAt: date, id };
-}
 
 @Resolver(() => BookingNode)
 export class BookingResolver {
@@ -44,11 +32,11 @@ export class BookingResolver {
       actor,
       { from: from ?? undefined, to: to ?? undefined },
       checkLimit('first', first, BOOKING_LIMITS.listMax),
-      after ? decodeCursor(after) : undefined,
+      after ? decodeBookingCursor(after) : undefined,
     );
     // Every booking of the page is the caller's: one agent for all rows, and the loader knows the caller.
     const owner = page.items[0] && AgentNode.from(await ctx.agents.loadAgent(page.items[0].agentId));
-    const edges = page.items.map((item) => new BookingEdge(Object.assign(BookingNode.from(item), owner && { agent: owner }), encodeCursor));
+    const edges = page.items.map((item) => new BookingEdge(Object.assign(BookingNode.from(item), owner && { agent: owner }), encodeBookingCursor));
     return { edges, pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
   }
 
@@ -65,7 +53,7 @@ export class BookingResolver {
     @Arg('limit', () => Int, { defaultValue: BOOKING_LIMITS.listDefault }) limit = BOOKING_LIMITS.listDefault as number,
   ): Promise<SlotNode[]> {
     const actor = await ctx.actor();
-    return (await this.calendar.occurrences(actor, bookingId, checkLimit('limit', limit, BOOKING_LIMITS.listMax))).map(SlotNode.from);
+    return (await this.calendar.occurrences(actor, bookingId, checkLimit('limit', limit, BOOKING_LIMITS.listMax))).items.map(SlotNode.from);
   }
 
   @Query(() => FreeBusy, {

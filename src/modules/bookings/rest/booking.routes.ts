@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { setNextPageLink } from '../../../platform/http/next-page-link.js';
 import type { BookingService } from '../booking.service.js';
+import { decodeBookingCursor, decodeOccurrenceCursor } from '../list-cursors.js';
 import { cancelBookingRoute, createBookingRoute, listBookingsRoute, occurrencesRoute } from './booking.schemas.js';
 
 const optionalDate = (value: string | undefined) => (value === undefined ? undefined : new Date(value));
@@ -20,12 +22,17 @@ export function registerBookingRoutes(app: FastifyInstance, bookings: BookingSer
     },
   );
 
-  app.get<{ Querystring: { limit: number; from?: string; to?: string } }>('/api/bookings', { schema: listBookingsRoute }, async (request) => {
-    const actor = await request.actor();
-    const { limit, from, to } = request.query;
-    const page = await bookings.list(actor, { from: optionalDate(from), to: optionalDate(to) }, limit);
-    return { items: page.items };
-  });
+  app.get<{ Querystring: { limit: number; from?: string; to?: string; after?: string } }>(
+    '/api/bookings',
+    { schema: listBookingsRoute },
+    async (request, reply) => {
+      const actor = await request.actor();
+      const { limit, from, to, after } = request.query;
+      const page = await bookings.list(actor, { from: optionalDate(from), to: optionalDate(to) }, limit, after === undefined ? undefined : decodeBookingCursor(after));
+      setNextPageLink(request, reply, page.nextCursor);
+      return { items: page.items };
+    },
+  );
 
   app.delete<{ Params: { id: string } }>('/api/bookings/:id', { schema: cancelBookingRoute }, async (request, reply) => {
     const actor = await request.actor();
@@ -33,13 +40,15 @@ export function registerBookingRoutes(app: FastifyInstance, bookings: BookingSer
     return reply.code(204).send();
   });
 
-  app.get<{ Params: { id: string }; Querystring: { limit: number } }>(
+  app.get<{ Params: { id: string }; Querystring: { limit: number; after?: string } }>(
     '/api/bookings/:id/occurrences',
     { schema: occurrencesRoute },
-    async (request) => {
+    async (request, reply) => {
       const actor = await request.actor();
-      const slots = await bookings.occurrences(actor, request.params.id, request.query.limit);
-      return { items: slots };
+      const { limit, after } = request.query;
+      const page = await bookings.occurrences(actor, request.params.id, limit, after === undefined ? undefined : decodeOccurrenceCursor(after));
+      setNextPageLink(request, reply, page.nextCursor);
+      return { items: page.items };
     },
   );
 }

@@ -1,3 +1,4 @@
+import { AFTER_QUERY_PARAMETER, NEXT_PAGE_LINK_HEADER } from '../../../platform/http/next-page-link.js';
 import { SECURITY } from '../../../platform/http/openapi.js';
 import { BOOKING_LIMITS } from '../booking.service.js';
 import { errorResponses } from '../../../platform/http/error-schemas.js';
@@ -60,14 +61,24 @@ export const createBookingRoute = {
 export const listBookingsRoute = {
   operationId: 'listBookings',
   summary: 'List the caller’s bookings, optionally those intersecting [from, to)',
+  description:
+    'By `startsAt`, then id. When more bookings follow than `limit`, the answer carries `Link: <…>; rel="next"`: the URL of the next page ' +
+    '(the same query, `after` set). Its cursor is the `endCursor` of GraphQL’s `bookings` and the `nextCursor` of MCP’s `list_bookings`.',
   tags: ['scheduling'],
   security: SECURITY.agent,
   querystring: {
     type: 'object',
-    properties: { limit: limit(BOOKING_LIMITS.listDefault), from: dateTime, to: dateTime },
+    properties: { limit: limit(BOOKING_LIMITS.listDefault), from: dateTime, to: dateTime, after: AFTER_QUERY_PARAMETER },
   },
   response: {
-    200: { type: 'object', additionalProperties: false, required: ['items'], properties: { items: { type: 'array', items: bookingItem } } },
+    200: {
+      description: 'A page of bookings',
+      headers: NEXT_PAGE_LINK_HEADER,
+      type: 'object',
+      additionalProperties: false,
+      required: ['items'],
+      properties: { items: { type: 'array', items: bookingItem } },
+    },
     ...errorResponses(400, 401),
   },
 } as const;
@@ -84,12 +95,15 @@ export const cancelBookingRoute = {
 export const occurrencesRoute = {
   operationId: 'listOccurrences',
   summary: 'The next concrete slots of a booking, from now',
+  description: 'When more occurrences follow than `limit`, the answer carries `Link: <…>; rel="next"`: the URL of the next page.',
   tags: ['scheduling'],
   security: SECURITY.agent,
   params: idParams,
-  querystring: { type: 'object', properties: { limit: limit(BOOKING_LIMITS.listDefault) } },
+  querystring: { type: 'object', properties: { limit: limit(BOOKING_LIMITS.listDefault), after: AFTER_QUERY_PARAMETER } },
   response: {
     200: {
+      description: 'A page of occurrences',
+      headers: NEXT_PAGE_LINK_HEADER,
       type: 'object',
       additionalProperties: false,
       required: ['items'],

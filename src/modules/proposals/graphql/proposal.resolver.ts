@@ -20,12 +20,12 @@ export class ProposalResolver {
     @Arg('first', () => Int, { defaultValue: PROPOSAL_LIMITS.listDefault }) first = PROPOSAL_LIMITS.listDefault as number,
   ): Promise<ProposalNode[]> {
     const actor = await ctx.actor();
-    const proposals = await this.proposalService.list(actor, {
+    const page = await this.proposalService.list(actor, {
       role: role ?? undefined,
       status: status ?? undefined,
       limit: checkLimit('first', first, PROPOSAL_LIMITS.listMax),
     });
-    return proposals.map(ProposalNode.from);
+    return page.items.map(ProposalNode.from);
   }
 
   @Query(() => ProposalNode)

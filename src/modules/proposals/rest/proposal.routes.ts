@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import { setNextPageLink } from '../../../platform/http/next-page-link.js';
 import type { ProposalStatus } from '../entities/proposal.entity.js';
 import type { ProposalRole, ProposalService } from '../proposal.service.js';
 import { presentProposal } from '../proposal.view.js';
+import { decodeProposalCursor } from '../list-cursors.js';
 import { createProposalRoute, decideProposalRoute, listProposalsRoute, proposeFirstAvailableRoute } from './proposal.schemas.js';
 
 const DECISIONS = {
@@ -41,12 +43,15 @@ export function registerProposalRoutes(app: FastifyInstance, proposals: Proposal
     return reply.code(201).send(presentProposal(proposal));
   });
 
-  app.get<{ Querystring: { role?: ProposalRole; status?: ProposalStatus; limit: number } }>(
+  app.get<{ Querystring: { role?: ProposalRole; status?: ProposalStatus; limit: number; after?: string } }>(
     '/api/proposals',
     { schema: listProposalsRoute },
-    async (request) => {
+    async (request, reply) => {
       const actor = await request.actor();
-      return { items: (await proposals.list(actor, request.query)).map(presentProposal) };
+      const { after, ...filter } = request.query;
+      const page = await proposals.list(actor, { ...filter, after: after === undefined ? undefined : decodeProposalCursor(after) });
+      setNextPageLink(request, reply, page.nextCursor);
+      return { items: page.items.map(presentProposal) };
     },
   );
 

@@ -1,3 +1,4 @@
+import { AFTER_QUERY_PARAMETER, NEXT_PAGE_LINK_HEADER } from '../../../platform/http/next-page-link.js';
 import { SECURITY } from '../../../platform/http/openapi.js';
 import { PROPOSAL_STATUSES } from '../entities/proposal.entity.js';
 import { PROPOSAL_LIMITS } from '../proposal.service.js';
@@ -58,6 +59,7 @@ export const decideProposalRoute = (operationId: string, summary: string) =>
 export const listProposalsRoute = {
   operationId: 'listProposals',
   summary: 'The caller’s proposals, incoming (caller is the target) and/or outgoing',
+  description: 'Newest first. When more proposals follow than `limit`, the answer carries `Link: <…>; rel="next"`: the URL of the next page.',
   tags: ['scheduling'],
   security: SECURITY.agent,
   querystring: {
@@ -66,10 +68,18 @@ export const listProposalsRoute = {
       role: { type: 'string', enum: ['incoming', 'outgoing'] },
       status: { type: 'string', enum: [...PROPOSAL_STATUSES] },
       limit: { type: 'integer', minimum: 1, maximum: PROPOSAL_LIMITS.listMax, default: PROPOSAL_LIMITS.listDefault },
+      after: AFTER_QUERY_PARAMETER,
     },
   },
   response: {
-    200: { type: 'object', additionalProperties: false, required: ['items'], properties: { items: { type: 'array', items: proposalItem } } },
+    200: {
+      description: 'A page of proposals',
+      headers: NEXT_PAGE_LINK_HEADER,
+      type: 'object',
+      additionalProperties: false,
+      required: ['items'],
+      properties: { items: { type: 'array', items: proposalItem } },
+    },
     ...errorResponses(400, 401),
   },
 } as const;
