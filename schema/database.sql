@@ -8,6 +8,12 @@ create extension btree_gist;
 
 -- Tables
 
+create table agent_live_bookings (
+  agent_id uuid not null,
+  counted_after timestamp with time zone not null,
+  live integer not null
+);
+
 create table agents (
   id uuid not null,
   name character varying(120) not null,
@@ -225,6 +231,12 @@ create table webhooks (
 );
 
 -- Constraints
+
+alter table agent_live_bookings add constraint agent_live_bookings_agent_id_fkey FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE;
+
+alter table agent_live_bookings add constraint agent_live_bookings_live_check CHECK ((live >= 0));
+
+alter table agent_live_bookings add constraint agent_live_bookings_pkey PRIMARY KEY (agent_id);
 
 alter table agents add constraint agents_free_busy_visibility_check CHECK (((free_busy_visibility)::text = ANY ((ARRAY['family'::character varying, 'anyone'::character varying, 'nobody'::character varying])::text[])));
 
@@ -709,6 +721,22 @@ AS $function$
 $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.count_live_bookings()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  if tg_op <> 'INSERT' and old.status = 'confirmed' then
+    update agent_live_bookings set live = live - 1 where agent_id = old.agent_id and old.live_until > counted_after;
+  end if;
+  if tg_op <> 'DELETE' and new.status = 'confirmed' then
+    update agent_live_bookings set live = live + 1 where agent_id = new.agent_id and new.live_until > counted_after;
+  end if;
+  return null;
+end;
+$function$
+;
+
 CREATE OR REPLACE FUNCTION public.create_booking(p_booking jsonb, p_slots jsonb, p_cap integer, p_key text, p_request_hash text, p_key_valid_after timestamp with time zone, p_at timestamp with time zone)
  RETURNS jsonb
  LANGUAGE plpgsql
@@ -728,10 +756,16 @@ begin
       return jsonb_build_object('replay', v_stored.outcome);
     end if;
   end if;
-  -- Live bookings, counted no further than the cap: a series counts while any of its slots has not ended.
-  select count(*) into v_live
-    from (select 1 from bookings b where b.agent_id = v_agent and b.status = 'confirmed' and b.live_until > p_at limit p_cap) live;
-  if v_live >= p_cap then return '{"refused": "booking_cap_reached"}'::jsonb; end if;
+  -- Live bookings (a series counts while any of its slots has not ended). The kept count is at least
+  -- the live ones (agent_live_bookings): under the cap it answers alone; otherwise bookings that ended
+  -- since it was taken may be in it, so the live ones are counted afresh and it starts again from now.
+  select c.live into v_live from agent_live_bookings c where c.agent_id = v_agent;
+  if v_live is null or v_live >= p_cap then
+    select count(*) into v_live from bookings b where b.agent_id = v_agent and b.status = 'confirmed' and b.live_until > p_at;
+    insert into agent_live_bookings (agent_id, counted_after, live) values (v_agent, p_at, v_live)
+      on conflict (agent_id) do update set counted_after = excluded.counted_after, live = excluded.live;
+    if v_live >= p_cap then return '{"refused": "booking_cap_reached"}'::jsonb; end if;
+  end if;
 
   perform booking_insert((p_booking->>'id')::uuid, v_agent, (p_booking->>'startsAt')::timestamptz, (p_booking->>'endsAt')::timestamptz,
                          p_booking->>'rrule', (p_booking->>'createdAt')::timestamptz, p_slots);
@@ -885,6 +919,10 @@ $function$
 -- Triggers
 
 CREATE TRIGGER agents_credential_changed AFTER DELETE OR UPDATE ON public.agents FOR EACH ROW EXECUTE FUNCTION agent_credential_changed();
+
+CREATE TRIGGER bookings_count_live AFTER INSERT OR DELETE ON public.bookings FOR EACH ROW EXECUTE FUNCTION count_live_bookings();
+
+CREATE TRIGGER bookings_count_live_changes AFTER UPDATE OF status, live_until, agent_id ON public.bookings FOR EACH ROW WHEN ((((old.status)::text IS DISTINCT FROM (new.status)::text) OR (old.live_until IS DISTINCT FROM new.live_until) OR (old.agent_id IS DISTINCT FROM new.agent_id))) EXECUTE FUNCTION count_live_bookings();
 
 CREATE TRIGGER calendar_feeds_per_agent_limit BEFORE INSERT ON public.calendar_feeds FOR EACH ROW EXECUTE FUNCTION calendar_feeds_per_agent_limit();
 

@@ -36,6 +36,7 @@ import { bookingCancelFunction } from './sql/booking-cancel.function.js';
 import { bookingMarkRemindedFunction } from './sql/booking-mark-reminded.function.js';
 import { createBookingFunction } from './sql/create-booking.function.js';
 import { cancelBookingFunction } from './sql/cancel-booking.function.js';
+import { countLiveBookingsTrigger } from './sql/count-live-bookings.trigger.js';
 
 export { BOOKING_LIMITS, FREE_BUSY_LIMITS, lockAgent, type BookingService, type BookingView } from './booking.service.js';
 export { decodeBookingCursor } from './list-cursors.js';
@@ -51,7 +52,7 @@ export const bookingsEntities = [Booking, BookingSlot, IdempotencyKey];
 export const bookingsResolvers = [BookingResolver];
 
 /** The module's functions and triggers, in their current definitions (applied after the migrations). */
-export const bookingsSqlDefinitions = [bookingItemFunction, bookingInsertFunction, bookingTransferFunction, bookingExcludeOccurrencesFunction, bookingExtendSeriesFunction, bookingCancelFunction, bookingMarkRemindedFunction, createBookingFunction, cancelBookingFunction];
+export const bookingsSqlDefinitions = [bookingItemFunction, bookingInsertFunction, bookingTransferFunction, bookingExcludeOccurrencesFunction, bookingExtendSeriesFunction, bookingCancelFunction, bookingMarkRemindedFunction, createBookingFunction, cancelBookingFunction, countLiveBookingsTrigger];
 
 export interface BookingsDeps {
   em: EntityManager;

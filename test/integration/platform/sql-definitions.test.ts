@@ -30,7 +30,7 @@ describe('SQL definitions (one current definition per function, applied after th
         order by proname`,
     );
     expect(functions.map((row) => row.proname)).toEqual(sqlDefinitions.map((definition) => definition.name).sort());
-    const triggers = await query<{ function: string }>(`select tgfoid::regproc::text as function from pg_trigger where not tgisinternal order by 1`);
+    const triggers = await query<{ function: string }>(`select distinct tgfoid::regproc::text as function from pg_trigger where not tgisinternal order by 1`);
     const defineTriggers = sqlDefinitions.filter((definition) => /create\s+or\s+replace\s+trigger/i.test(definition.sql)).map((definition) => definition.name);
     expect(triggers.map((row) => row.function)).toEqual(defineTriggers.sort());
   });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
 import { createBooking, postBooking } from '../../factories/bookings.js';
 import { TestClock } from '../../factories/clock.js';
@@ -16,6 +16,19 @@ function dailySeriesFromYesterday(agent: AgentWithToken, hour: number, rrule = '
   return { agentId: agent.id, startsAt: start.toISOString(), endsAt: new Date(start.getTime() + HOUR / 2).toISOString(), rrule };
 }
 
+/**
+ * The cap's kept count (agent_live_bookings) against the bookings themselves: for every agent counted,
+ * the confirmed bookings whose live_until lies after its watermark, whichever writer changed them.
+ */
+async function expectKeptCountsExact(t: TestApp): Promise<void> {
+  const drift = await t.query(
+    `select c.agent_id, c.live, (select count(*)::int from bookings b
+                                  where b.agent_id = c.agent_id and b.status = 'confirmed' and b.live_until > c.counted_after) as exact
+       from agent_live_bookings c`,
+  );
+  expect(drift.filter((row) => row.live !== row.exact)).toEqual([]);
+}
+
 describe(`the booking cap counts live bookings (BOOKING_CAP=${CAP})`, () => {
   let t: TestApp;
   let root: AgentWithToken;
@@ -25,6 +38,7 @@ describe(`the booking cap counts live bookings (BOOKING_CAP=${CAP})`, () => {
     t = await startTestApp({ clock, jobs: false, env: { BOOKING_CAP: String(CAP) } });
     root = await bootstrapAgent(t);
   });
+  afterEach(() => expectKeptCountsExact(t));
   afterAll(() => t.close());
 
   const createSeries = (agent: AgentWithToken, input: ReturnType<typeof dailySeriesFromYesterday>) =>
@@ -190,6 +204,7 @@ describe('accepting a proposal for one occurrence of a series', () => {
     t = await startTestApp({ clock, jobs: false });
     root = await bootstrapAgent(t);
   });
+  afterEach(() => expectKeptCountsExact(t));
   afterAll(() => t.close());
 
   const accept = (target: AgentWithToken, proposalId: string) =>

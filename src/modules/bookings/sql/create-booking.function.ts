@@ -1,8 +1,8 @@
 import { sqlDefinition } from '../../../platform/db/sql-definitions.js';
 
 /**
- * POST /api/bookings in one round trip: the agent's row lock, the idempotency record, the cap (live bookings,
- * counted no further than the cap), the insert and its booking.created event.
+ * POST /api/bookings in one round trip: the agent's row lock, the idempotency record, the cap (a kept count,
+ * counted afresh only at the cap), the insert and its booking.created event.
  */
 export const createBookingFunction = sqlDefinition(
   'create_booking',
@@ -25,10 +25,16 @@ begin
       return jsonb_build_object('replay', v_stored.outcome);
     end if;
   end if;
-  -- Live bookings, counted no further than the cap: a series counts while any of its slots has not ended.
-  select count(*) into v_live
-    from (select 1 from bookings b where b.agent_id = v_agent and b.status = 'confirmed' and b.live_until > p_at limit p_cap) live;
-  if v_live >= p_cap then return '{"refused": "booking_cap_reached"}'::jsonb; end if;
+  -- Live bookings (a series counts while any of its slots has not ended). The kept count is at least
+  -- the live ones (agent_live_bookings): under the cap it answers alone; otherwise bookings that ended
+  -- since it was taken may be in it, so the live ones are counted afresh and it starts again from now.
+  select c.live into v_live from agent_live_bookings c where c.agent_id = v_agent;
+  if v_live is null or v_live >= p_cap then
+    select count(*) into v_live from bookings b where b.agent_id = v_agent and b.status = 'confirmed' and b.live_until > p_at;
+    insert into agent_live_bookings (agent_id, counted_after, live) values (v_agent, p_at, v_live)
+      on conflict (agent_id) do update set counted_after = excluded.counted_after, live = excluded.live;
+    if v_live >= p_cap then return '{"refused": "booking_cap_reached"}'::jsonb; end if;
+  end if;
 
   perform booking_insert((p_booking->>'id')::uuid, v_agent, (p_booking->>'startsAt')::timestamptz, (p_booking->>'endsAt')::timestamptz,
                          p_booking->>'rrule', (p_booking->>'createdAt')::timestamptz, p_slots);
