@@ -70,7 +70,7 @@ export class StatusService {
 
     return {
       // The core decides: down only when the database is. Every outside source counts as degraded at worst.
-      status: worst([database.status, ...[priceFeedStatus, tokenStatus, mailFailedLast ? 'down' : 'operational'].map(asExternal)]),
+      status: worst([database.status, ...([priceFeedStatus, tokenStatus, mailFailedLast ? 'down' : 'operational'] as ComponentStatus[]).map(asExternal)]),
       version: this.version,
       uptime_seconds: Math.floor((now.getTime() - this.startedAt.getTime()) / 1000),
       timestamp: now.toISOString(),
