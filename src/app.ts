@@ -107,6 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Before any gauge that queries: a scrape reads the pools before its own statements wait on them.
   registerPoolMetrics(metrics, { orm: statements.pool, rate_limits: rateLimitPool });
   registerMetricsRoute(app, metrics, config.metricsToken);
+  const rateLimits = new RateLimits(rateLimitPool, metrics);
   const scheduling = createSchedulingModule({
     em: orm.em,
     clock,
@@ -125,11 +126,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       dnsTimeoutMs: config.dnsTimeoutMs,
     },
     metrics,
+    rateLimits,
+    fanOutLimits: { agentCreatePerMin: config.agentCreatePerMin, agentFamilyMax: config.agentFamilyMax, pendingProposalsMax: config.pendingProposalsMax },
   });
   actors.accept(scheduling.agents.tokens);
   scheduling.registerRoutes(app);
 
-  const rateLimits = new RateLimits(rateLimitPool, metrics);
   const mailer = deps.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger, clock });
   const jwtSecret = await resolveJwtSecret(config.jwtSecret, (sql, params) => orm.em.fork().execute(sql, params));
   const directory = createDirectoryModule({

@@ -15,6 +15,8 @@
  * - event: booking.created / cancelled / transferred / reminder, written to `booking_events` (the
  *   outbox) in the transaction of the change; its id is the cursor of subscriptions and webhooks.
  * - delivery: one event on its way to one webhook endpoint, with its attempts.
+ * - family: a root agent and all its descendants (at most AGENT_FAMILY_MAX agents; `agents.root_id`). The
+ *   free/busy visibility `family` is narrower: an agent, its parent and its children.
  * - calendar feed: a read-only iCalendar URL of an agent's bookings with its own token (`cal_…`, stored as SHA-256).
  * - free/busy: which times of a calendar are taken (its slots), without what takes them.
  * - free/busy visibility: who may ask for an agent's free/busy (`family`: itself, its parent, its children; `anyone`; `nobody`: itself).
@@ -25,6 +27,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../platform/clock.js';
 import { agentOf, AgentService } from './agent.service.js';
 import { Agent } from './entities/agent.entity.js';
+import { AgentFamily } from './entities/agent-family.entity.js';
 import { BookingSlot } from './entities/booking-slot.entity.js';
 import { Booking } from './entities/booking.entity.js';
 import { IdempotencyKey } from './entities/idempotency-key.entity.js';
@@ -47,6 +50,8 @@ import { ProposalService } from './proposal.service.js';
 import { WebhookService, DELIVER_WEBHOOK_TASK, WEBHOOK_ATTEMPT_OUTCOMES, type WebhookAttemptOutcome, type WebhookSettings } from './webhook.service.js';
 import type { CounterSeries } from '../../platform/metrics/families.js';
 import type { Metrics } from '../../platform/metrics/metrics.js';
+import type { RateLimits } from '../../platform/http/rate-limit.js';
+import type { FanOutLimits } from './fan-out-limits.js';
 import { BookingEventBus } from './booking-events.js';
 import { NEWEST_EVENT } from './sql/booking-event.sql.js';
 import { registerProposalRoutes } from './rest/proposal.routes.js';
@@ -74,10 +79,11 @@ export { presentAvailabilityPage } from './availability.view.js';
 export { toBookingItem } from './booking-item.js';
 export { BOOKING_LIMITS } from './booking.service.js';
 export { SCHEDULING_LIMITS } from './limits.js';
+export type { FanOutLimits } from './fan-out-limits.js';
 export { presentProposal } from './proposal.view.js';
 export type { WebhookHealth, WebhookFailureKind } from './webhook.service.js';
 
-export const schedulingEntities = [Agent, Booking, BookingSlot, IdempotencyKey, Proposal, BookingEvent, Webhook, WebhookDelivery, WebhookAttempt, CalendarFeed];
+export const schedulingEntities = [Agent, AgentFamily, Booking, BookingSlot, IdempotencyKey, Proposal, BookingEvent, Webhook, WebhookDelivery, WebhookAttempt, CalendarFeed];
 export const schedulingResolvers = [AgentResolver, BookingResolver, ProposalResolver, WebhookResolver, BookingEventResolver, CalendarFeedResolver, AvailabilityResolver];
 
 export interface SchedulingDeps {
@@ -92,6 +98,9 @@ export interface SchedulingDeps {
   reminderLeadMinutes: number;
   webhooks: WebhookSettings;
   metrics: Metrics;
+  /** Budgets kept in PostgreSQL for every process (agent creations per minute). */
+  rateLimits: RateLimits;
+  fanOutLimits: FanOutLimits;
 }
 
 /** Builds the scheduling services and the adapters over them. */
@@ -125,10 +134,10 @@ export function createSchedulingModule(deps: SchedulingDeps) {
   registerConstraintErrors(SCHEDULING_CONSTRAINTS);
   const { em, clock, statements, logger } = deps;
   const bus = new BookingEventBus(deps.notifications, statements, logger);
-  const agents = new AgentService(em, clock, statements, deps.notifications);
+  const agents = new AgentService(em, clock, statements, deps.notifications, deps.rateLimits, deps.fanOutLimits);
   const bookings = new BookingService(em, clock, statements, bus, { bookingCap: deps.bookingCap, reminderLeadMinutes: deps.reminderLeadMinutes });
   const availability = new AvailabilityService(statements);
-  const proposals = new ProposalService(em, clock, bookings, bus, statements, availability);
+  const proposals = new ProposalService(em, clock, bookings, bus, statements, availability, deps.fanOutLimits);
   const attemptsTotal = deps.metrics.counter('gateway_webhook_delivery_attempts_total', 'Webhook delivery attempts made by this process, by outcome: delivered, retrying (failed, retry scheduled), failed (given up)', ['outcome']);
   const attemptOutcomes = Object.fromEntries(WEBHOOK_ATTEMPT_OUTCOMES.map((outcome) => [outcome, attemptsTotal.series({ outcome })])) as Record<WebhookAttemptOutcome, CounterSeries>;
   const webhooks = new WebhookService(em, clock, statements, deps.webhooks, logger, attemptOutcomes);

@@ -15,6 +15,7 @@ import { Proposal, type ProposalStatus } from './entities/proposal.entity.js';
 import { checkRange, isUuid } from './input-checks.js';
 import { findStoredOutcome, replay, storeOutcome, type IdempotentRequest } from './idempotency.js';
 import { SCHEDULING_LIMITS } from './limits.js';
+import { applyFanOutLimits, fanOutRefusal, type FanOutLimits } from './fan-out-limits.js';
 
 export const PROPOSAL_LIMITS = {
   agentIdMaxLength: SCHEDULING_LIMITS.agentIdMaxLength,
@@ -126,6 +127,7 @@ export class ProposalService {
     private readonly events: BookingEventBus,
     private readonly statements: Statements,
     private readonly availability: AvailabilityService,
+    private readonly limits: FanOutLimits,
   ) {}
 
   async create(caller: Actor, input: CreateProposalInput, idempotencyKey?: string): Promise<ProposalView> {
@@ -184,6 +186,7 @@ export class ProposalService {
     return retryTransient(() =>
       this.em.transactional(async (tx) => {
         const now = this.clock.now();
+        await applyFanOutLimits(tx, this.limits);
         if (options.whileFree) await lockAgents(tx, [actor.id, input.targetAgentId]);
         else if (request) await lockAgent(tx, actor.id);
         if (request) {
@@ -203,7 +206,12 @@ export class ProposalService {
           status: 'pending',
           createdAt: now,
         });
-        await tx.flush();
+        try {
+          await tx.flush();
+        } catch (error) {
+          // More pending proposals to this target than PENDING_PROPOSALS_MAX allows (the trigger counts them).
+          throw fanOutRefusal(error, this.limits) ?? error;
+        }
         const view = toProposalView(proposal);
         if (request) await storeOutcome(tx, request, { ok: view }, now);
         return view;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Check, Entity, Index, ManyToOne, PrimaryKey, Property, Trigger, Unique } from '@mikro-orm/decorators/legacy';
 import { AGENT_CREDENTIAL_CHANGED_BODY } from '../../../../migrations/Migration20261123000000_scheduling_fast_paths.js';
+import { AGENTS_FAMILY_LIMIT_TRIGGER, AGENTS_FAMILY_ROOT_BODY } from '../../../../migrations/Migration20261126000000_agent_family_limits.js';
 import { SCHEDULING_LIMITS } from '../limits.js';
 import { FREE_BUSY_VISIBILITIES } from '../../../../migrations/Migration20261124000000_free_busy_visibility.js';
 
@@ -28,6 +29,11 @@ export type FreeBusyVisibility = (typeof FREE_BUSY_VISIBILITIES)[number];
   forEach: 'row',
   body: AGENT_CREDENTIAL_CHANGED_BODY,
 })
+// A family is a root agent and all its descendants: each agent's root is set from its parent, and
+// the family's member count (agent_families) is held under AGENT_FAMILY_MAX (see the migration).
+@Check({ name: 'agents_root_id_check', expression: 'root_id is not null' })
+@Trigger({ name: 'agents_family_root', timing: 'before', events: ['insert'], forEach: 'row', body: AGENTS_FAMILY_ROOT_BODY })
+@Trigger({ name: 'agents_family_limit', timing: 'after', events: ['insert'], forEach: 'statement', expression: AGENTS_FAMILY_LIMIT_TRIGGER })
 export class Agent {
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -51,6 +57,13 @@ export class Agent {
   @ManyToOne(() => Agent, { nullable: true, deleteRule: 'restrict' })
   @Index({ name: 'agents_parent_id_idx' })
   parent: Agent | null = null;
+
+  /**
+   * The root of this agent's family (itself for a root). Written by the database from the parent,
+   * never by the application; never null (the check), optional only to the ORM.
+   */
+  @ManyToOne(() => Agent, { nullable: true, deleteRule: 'restrict', fieldName: 'root_id' })
+  root?: Agent | null;
 
   @Property({ type: 'Date', columnType: 'timestamptz' })
   createdAt: Date = new Date();

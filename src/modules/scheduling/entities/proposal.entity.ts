@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Check, Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Check, Entity, Index, ManyToOne, PrimaryKey, Property, Trigger } from '@mikro-orm/decorators/legacy';
+import { PROPOSALS_PENDING_PER_TARGET_LIMIT_BODY } from '../../../../migrations/Migration20261126000000_agent_family_limits.js';
 import { Agent } from './agent.entity.js';
 import { Booking } from './booking.entity.js';
 
@@ -13,6 +14,12 @@ export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];
 @Check({ name: 'proposals_status_check', expression: `"status" in ('pending', 'accepted', 'declined', 'withdrawn')` })
 @Index({ name: 'proposals_proposer_idx', properties: ['proposer', 'createdAt'] })
 @Index({ name: 'proposals_target_idx', properties: ['target', 'createdAt'] })
+// Pending proposals from one proposer to one target are at most PENDING_PROPOSALS_MAX (see the migration).
+@Index({
+  name: 'proposals_pending_pair_idx',
+  expression: `create index proposals_pending_pair_idx on proposals (proposer_agent_id, target_agent_id) where status = 'pending'`,
+})
+@Trigger({ name: 'proposals_pending_per_target_limit', timing: 'before', events: ['insert'], forEach: 'row', body: PROPOSALS_PENDING_PER_TARGET_LIMIT_BODY })
 export class Proposal {
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
