@@ -16,6 +16,7 @@ import { Migration20261123070000_calendar_feeds } from './Migration2026112307000
 import { Migration20261124000000_free_busy_visibility } from './Migration20261124000000_free_busy_visibility.js';
 import { Migration20261124010000_booking_slots_agent_ends } from './Migration20261124010000_booking_slots_agent_ends.js';
 import { Migration20261125000000_booking_writers } from './Migration20261125000000_booking_writers.js';
+import { Migration20261126000000_agent_family_limits } from './Migration20261126000000_agent_family_limits.js';
 import { Migration20261126010000_sql_definitions } from './Migration20261126010000_sql_definitions.js';
 import { Migration20261126020000_live_booking_counts } from './Migration20261126020000_live_booking_counts.js';
 
@@ -45,6 +46,7 @@ export const migrations = [
   { name: 'Migration20261124000000_free_busy_visibility', class: Migration20261124000000_free_busy_visibility },
   { name: 'Migration20261124010000_booking_slots_agent_ends', class: Migration20261124010000_booking_slots_agent_ends },
   { name: 'Migration20261125000000_booking_writers', class: Migration20261125000000_booking_writers },
+  { name: 'Migration20261126000000_agent_family_limits', class: Migration20261126000000_agent_family_limits },
   { name: 'Migration20261126010000_sql_definitions', class: Migration20261126010000_sql_definitions },
   { name: 'Migration20261126020000_live_booking_counts', class: Migration20261126020000_live_booking_counts },
 ];

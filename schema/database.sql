@@ -8,6 +8,11 @@ create extension btree_gist;
 
 -- Tables
 
+create table agent_families (
+  root_id uuid not null,
+  members integer not null
+);
+
 create table agent_live_bookings (
   agent_id uuid not null,
   counted_after timestamp with time zone not null,
@@ -23,7 +28,8 @@ create table agents (
   idempotency_key character varying(255),
   parent_id uuid,
   created_at timestamp with time zone not null,
-  free_busy_visibility character varying(16) default 'family'::character varying not null
+  free_busy_visibility character varying(16) default 'family'::character varying not null,
+  root_id uuid
 );
 
 create table booking_events (
@@ -232,6 +238,12 @@ create table webhooks (
 
 -- Constraints
 
+alter table agent_families add constraint agent_families_members_check CHECK ((members >= 1));
+
+alter table agent_families add constraint agent_families_pkey PRIMARY KEY (root_id);
+
+alter table agent_families add constraint agent_families_root_id_foreign FOREIGN KEY (root_id) REFERENCES agents(id) ON UPDATE CASCADE ON DELETE CASCADE;
+
 alter table agent_live_bookings add constraint agent_live_bookings_agent_id_fkey FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE;
 
 alter table agent_live_bookings add constraint agent_live_bookings_live_check CHECK ((live >= 0));
@@ -247,6 +259,10 @@ alter table agents add constraint agents_name_check CHECK ((char_length((name)::
 alter table agents add constraint agents_parent_id_foreign FOREIGN KEY (parent_id) REFERENCES agents(id) ON DELETE RESTRICT;
 
 alter table agents add constraint agents_pkey PRIMARY KEY (id);
+
+alter table agents add constraint agents_root_id_check CHECK ((root_id IS NOT NULL));
+
+alter table agents add constraint agents_root_id_foreign FOREIGN KEY (root_id) REFERENCES agents(id) ON DELETE RESTRICT;
 
 alter table agents add constraint agents_token_hash_key UNIQUE (token_hash);
 
@@ -410,6 +426,8 @@ CREATE INDEX price_rows_pair_idx ON public.price_rows USING btree (gpu_slug, pro
 
 CREATE INDEX price_snapshots_taken_idx ON public.price_snapshots USING btree (taken_at);
 
+CREATE INDEX proposals_pending_pair_idx ON public.proposals USING btree (proposer_agent_id, target_agent_id) WHERE ((status)::text = 'pending'::text);
+
 CREATE INDEX proposals_proposer_idx ON public.proposals USING btree (proposer_agent_id, created_at);
 
 CREATE INDEX proposals_target_idx ON public.proposals USING btree (target_agent_id, created_at);
@@ -517,6 +535,35 @@ CREATE OR REPLACE FUNCTION public.agent_credential_changed()
 AS $function$
 begin
   perform pg_notify('agent_credentials', old.token_hash);
+  return null;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.agent_family_root()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  new.root_id := case when new.parent_id is null then new.id
+                      else coalesce((select a.root_id from agents a where a.id = new.parent_id), new.parent_id) end;
+  return new;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.agents_family_limit()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  insert into agent_families as f (root_id, members)
+  select root_id, count(*) from inserted group by root_id
+    on conflict (root_id) do update set members = f.members + excluded.members;
+  if exists (select 1 from agent_families f where f.root_id in (select root_id from inserted) and f.members > configured_limit('gateway.agent_family_max', 10000)) then
+    raise exception 'a family holds at most % agents', configured_limit('gateway.agent_family_max', 10000)
+      using errcode = 'check_violation', constraint = 'agents_family_limit';
+  end if;
   return null;
 end;
 $function$
@@ -721,6 +768,15 @@ AS $function$
 $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.configured_limit(p_setting text, p_default integer)
+ RETURNS integer
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select coalesce(nullif(current_setting(p_setting, true), '')::int, p_default)
+$function$
+;
+
 CREATE OR REPLACE FUNCTION public.count_live_bookings()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -810,6 +866,26 @@ AS $function$
   )
   -- A data-modifying WITH runs to completion whether or not the answer reads it.
   select count(*)::int from taken;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.proposals_pending_per_target_limit()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  if new.status = 'pending' then
+    perform 1 from agents where id = new.proposer_agent_id for no key update;
+    if (select count(*) from (
+          select 1 from proposals p
+           where p.proposer_agent_id = new.proposer_agent_id and p.target_agent_id = new.target_agent_id and p.status = 'pending'
+           limit configured_limit('gateway.pending_proposals_max', 50)) pending) >= configured_limit('gateway.pending_proposals_max', 50) then
+      raise exception 'at most % pending proposals from one agent to one target', configured_limit('gateway.pending_proposals_max', 50)
+        using errcode = 'check_violation', constraint = 'proposals_pending_per_target_limit';
+    end if;
+  end if;
+  return new;
+end;
 $function$
 ;
 
@@ -920,11 +996,17 @@ $function$
 
 CREATE TRIGGER agents_credential_changed AFTER DELETE OR UPDATE ON public.agents FOR EACH ROW EXECUTE FUNCTION agent_credential_changed();
 
+CREATE TRIGGER agents_family_limit AFTER INSERT ON public.agents REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION agents_family_limit();
+
+CREATE TRIGGER agents_family_root BEFORE INSERT ON public.agents FOR EACH ROW EXECUTE FUNCTION agent_family_root();
+
 CREATE TRIGGER bookings_count_live AFTER INSERT OR DELETE ON public.bookings FOR EACH ROW EXECUTE FUNCTION count_live_bookings();
 
 CREATE TRIGGER bookings_count_live_changes AFTER UPDATE OF status, live_until, agent_id ON public.bookings FOR EACH ROW WHEN ((((old.status)::text IS DISTINCT FROM (new.status)::text) OR (old.live_until IS DISTINCT FROM new.live_until) OR (old.agent_id IS DISTINCT FROM new.agent_id))) EXECUTE FUNCTION count_live_bookings();
 
 CREATE TRIGGER calendar_feeds_per_agent_limit BEFORE INSERT ON public.calendar_feeds FOR EACH ROW EXECUTE FUNCTION calendar_feeds_per_agent_limit();
+
+CREATE TRIGGER proposals_pending_per_target_limit BEFORE INSERT ON public.proposals FOR EACH ROW EXECUTE FUNCTION proposals_pending_per_target_limit();
 
 CREATE TRIGGER votes_maintain_counts AFTER INSERT OR DELETE ON public.votes FOR EACH ROW EXECUTE FUNCTION votes_maintain_counts();
 

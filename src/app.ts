@@ -126,8 +126,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Before any gauge that queries: a scrape reads the pools before its own statements wait on them.
   registerPoolMetrics(metrics, { orm: statements.pool, rate_limits: rateLimitPool });
   registerMetricsRoute(app, metrics, config.metricsToken);
+  const rateLimits = new RateLimits(rateLimitPool, metrics);
   // Scheduling, concept by concept, lower ones first: each takes the services it builds on.
-  const agentsModule = createAgentsModule({ em: orm.em, clock, statements, notifications });
+  const fanOutLimits = { agentCreatePerMin: config.agentCreatePerMin, agentFamilyMax: config.agentFamilyMax, pendingProposalsMax: config.pendingProposalsMax };
+  const agentsModule = createAgentsModule({ em: orm.em, clock, statements, notifications, rateLimits, fanOutLimits });
   actors.accept(agentsModule.agents.tokens);
   const bookingEvents = createBookingEventsModule({ notifications, statements, logger, metrics });
   const bookingsModule = createBookingsModule({
@@ -147,6 +149,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bookings: bookingsModule.bookings,
     availability: availabilityModule.availability,
     events: bookingEvents.bus,
+    fanOutLimits,
   });
   const webhooksModule = createWebhooksModule({
     em: orm.em,
@@ -169,7 +172,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const scheduling = [agentsModule, bookingsModule, proposalsModule, webhooksModule, calendarFeedsModule, availabilityModule, bookingEvents];
   for (const module of scheduling) if ('registerRoutes' in module) module.registerRoutes(app);
 
-  const rateLimits = new RateLimits(rateLimitPool, metrics);
   const mailer = deps.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger, clock });
   const jwtSecret = await resolveJwtSecret(config.jwtSecret, (sql, params) => orm.em.fork().execute(sql, params));
   const directory = createDirectoryModule({

@@ -113,6 +113,10 @@ const envSchema = z.object({
   SCREENER_URL: url(['http:', 'https:']).default('https://api.dexscreener.com'),
   AGGREGATOR_URL: url(['http:', 'https:']).default('https://hermes.pyth.network'),
   BOOKING_CAP: positiveInt().default(500),
+  // The database holds the last two (triggers compare an int4 count), hence the bound.
+  AGENT_CREATE_PER_MIN: positiveInt(1_000_000_000).default(120),
+  AGENT_FAMILY_MAX: positiveInt(1_000_000_000).default(10_000),
+  PENDING_PROPOSALS_MAX: positiveInt(1_000_000_000).default(50),
   RATE_LIMIT_ANON_PER_MIN: positiveInt().default(60),
   RATE_LIMIT_AUTH_PER_MIN: positiveInt().default(600),
   RATE_LIMIT_TOKENS_PER_MIN: positiveInt().default(120),
@@ -172,6 +176,12 @@ export interface Config {
   readonly screenerUrl: string;
   readonly aggregatorUrl: string;
   readonly bookingCap: number;
+  /** Child agents one agent may create per minute (a budget shared by every process). */
+  readonly agentCreatePerMin: number;
+  /** Agents in one family: a root agent and all its descendants. */
+  readonly agentFamilyMax: number;
+  /** Pending proposals from one agent to one target. */
+  readonly pendingProposalsMax: number;
   readonly rateLimitAnonPerMin: number;
   readonly rateLimitAuthPerMin: number;
   /** Token analytics and safety reads per client address (REST and MCP). */
@@ -250,6 +260,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     screenerUrl: e.SCREENER_URL.replace(/\/$/, ''),
     aggregatorUrl: e.AGGREGATOR_URL.replace(/\/$/, ''),
     bookingCap: e.BOOKING_CAP,
+    agentCreatePerMin: e.AGENT_CREATE_PER_MIN,
+    agentFamilyMax: e.AGENT_FAMILY_MAX,
+    pendingProposalsMax: e.PENDING_PROPOSALS_MAX,
     rateLimitAnonPerMin: e.RATE_LIMIT_ANON_PER_MIN,
     rateLimitAuthPerMin: e.RATE_LIMIT_AUTH_PER_MIN,
     rateLimitTokensPerMin: e.RATE_LIMIT_TOKENS_PER_MIN,

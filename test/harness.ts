@@ -82,6 +82,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     RATE_LIMIT_ANON_PER_MIN: '100000',
     RATE_LIMIT_AUTH_PER_MIN: '100000',
     RATE_LIMIT_TOKENS_PER_MIN: '100000',
+    AGENT_CREATE_PER_MIN: '100000',
     // A full run shares two cores with PostgreSQL and Chromium: a pool could wait longer than the 5 s
     // default for a connection. Tests about timeouts pass their own.
     DB_CONNECT_TIMEOUT_MS: '20000',

@@ -30,6 +30,16 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 /** Field name → first validation message, the body of a seed-000 400 response. */
 export type FieldErrors = Record<string, string>;
 
+/**
+ * When a refused request may be tried again (a spent budget), and the budget itself. Services throw it
+ * inside the AppError; each transport says it its own way (REST: `Retry-After` and `RateLimit-*`
+ * headers; GraphQL: `extensions.retryAfterSeconds`).
+ */
+export interface RetryAdvice {
+  readonly afterSeconds: number;
+  readonly budget?: { readonly limit: number; readonly windowSeconds: number; readonly remaining: number };
+}
+
 export class AppError extends Error {
   readonly status: number;
 
@@ -38,6 +48,7 @@ export class AppError extends Error {
     message: string,
     /** Only for `validation`: which fields were wrong. */
     readonly fields?: FieldErrors,
+    readonly retry?: RetryAdvice,
   ) {
     super(message);
     this.name = 'AppError';

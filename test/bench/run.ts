@@ -47,6 +47,7 @@ import pg from 'pg';
 import WebSocket from 'ws';
 import { cpuMsPerRequest, readCpu } from './cpu.js';
 import type { FromSubscribers, StartSubscribers, SubscribersReceipts, SubscribersStatus, ToSubscribers } from './subscribers.js';
+import { LIMIT_SETTINGS } from '../../src/modules/agents/index.js';
 import { freePort, startEmbeddedPostgres } from '../../src/platform/db/embedded-postgres.js';
 import { createLogger } from '../../src/platform/logger.js';
 
@@ -123,6 +124,8 @@ const warmUpYear = (target: TargetName) => (target === 'gateway' ? 2071 : 2072);
 const WARM_UP_SECONDS = SMOKE ? 1 : 2;
 
 const MINUTE = 60_000;
+/** AGENT_CREATE_PER_MIN, AGENT_FAMILY_MAX and PENDING_PROPOSALS_MAX: the bench makes agents by the thousand, and these bounds are not what it measures. */
+const FAN_OUT_BOUND = 1_000_000_000;
 
 // ---------------------------------------------------------------------------------------------------
 // Types and small helpers
@@ -830,6 +833,9 @@ async function main(): Promise<void> {
     WEBHOOK_ALLOW_PRIVATE: 'true',
     RATE_LIMIT_ANON_PER_MIN: '1000000000',
     RATE_LIMIT_AUTH_PER_MIN: '1000000000',
+    AGENT_CREATE_PER_MIN: String(FAN_OUT_BOUND),
+    AGENT_FAMILY_MAX: String(FAN_OUT_BOUND),
+    PENDING_PROPOSALS_MAX: String(FAN_OUT_BOUND),
     PRICE_PROVIDERS: '', // no price polling: all traffic stays on 127.0.0.1
     GRAPHQL_EXPLORER: 'false',
   });
@@ -840,7 +846,9 @@ async function main(): Promise<void> {
   ];
   note(`gateway ${gateway.base}, reference ${reference.base}, PostgreSQL ${database ? 'embedded (fsync off)' : 'from DATABASE_URL'}`);
 
-  db = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+  // The seed writes agents straight into the table; like the gateway, it hands the agents' trigger its
+  // own family bound (without one the contract's 10,000 holds, which a shared DATABASE_URL passes after a few runs).
+  db = new pg.Pool({ connectionString: databaseUrl, max: 4, options: `-c ${LIMIT_SETTINGS.agentFamilyMax.name}=${FAN_OUT_BOUND}` });
   const { agents, flat, history, availability } = await seed(db);
   await checkSameSemantics(targets, agents);
   if (SQL_STATS) await db.query('create extension if not exists pg_stat_statements');

@@ -1,5 +1,7 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
+import { isIPv4, isIPv6 } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 export interface TestDnsServer {
   /** `127.0.0.1:<port>`, for DNS_SERVERS. */
@@ -10,13 +12,14 @@ export interface TestDnsServer {
 }
 
 const TYPE_A = 1;
+const TYPE_AAAA = 28;
 
 /**
- * A name server on a local UDP port. `answers` maps a name to the IPv4 address to answer for its A
- * record; every other question gets an empty NOERROR answer. Without `answers` it never replies, as a
- * name server behind a black-holed network does.
+ * A name server on a local UDP port. `answers` maps a name to its addresses: the IPv4 ones answer its
+ * A question, the IPv6 ones its AAAA question; every other question gets an empty NOERROR answer.
+ * Without `answers` it never replies, as a name server behind a black-holed network does.
  */
-export async function startDnsServer(answers?: Record<string, string>): Promise<TestDnsServer> {
+export async function startDnsServer(answers?: Record<string, string | readonly string[]>): Promise<TestDnsServer> {
   const socket: Socket = createSocket('udp4');
   const queries: string[] = [];
   socket.on('message', (message, peer) => {
@@ -24,23 +27,27 @@ export async function startDnsServer(answers?: Record<string, string>): Promise<
     if (!question) return;
     queries.push(question.name);
     if (!answers) return;
-    const address = question.type === TYPE_A ? answers[question.name] : undefined;
+    const known = answers[question.name] ?? [];
+    const addresses = (typeof known === 'string' ? [known] : known).filter(
+      (address) => (question.type === TYPE_A && isIPv4(address)) || (question.type === TYPE_AAAA && isIPv6(address)),
+    );
     const header = Buffer.alloc(12);
     message.copy(header, 0, 0, 2); // the query's id
     header.writeUInt16BE(0x8180, 2); // a response, recursion available, no error
     header.writeUInt16BE(1, 4);
-    header.writeUInt16BE(address ? 1 : 0, 6);
-    const record = address
-      ? Buffer.concat([
-          Buffer.from([0xc0, 0x0c]), // the name: a pointer to the question's
-          uint16(TYPE_A),
-          uint16(1), // class IN
-          Buffer.from([0, 0, 0, 60]), // TTL
-          uint16(4),
-          Buffer.from(address.split('.').map(Number)),
-        ])
-      : Buffer.alloc(0);
-    socket.send(Buffer.concat([header, message.subarray(12, question.end), record]), peer.port, peer.address);
+    header.writeUInt16BE(addresses.length, 6);
+    const records = addresses.map((address) => {
+      const data = Buffer.from(ipaddr.parse(address).toByteArray());
+      return Buffer.concat([
+        Buffer.from([0xc0, 0x0c]), // the name: a pointer to the question's
+        uint16(question.type),
+        uint16(1), // class IN
+        Buffer.from([0, 0, 0, 60]), // TTL
+        uint16(data.length),
+        data,
+      ]);
+    });
+    socket.send(Buffer.concat([header, message.subarray(12, question.end), ...records]), peer.port, peer.address);
   });
   socket.bind(0, '127.0.0.1');
   await once(socket, 'listening');

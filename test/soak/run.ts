@@ -242,6 +242,10 @@ async function main(): Promise<void> {
       RATE_LIMIT_ANON_PER_MIN: '1000000',
       RATE_LIMIT_AUTH_PER_MIN: '1000000',
       RATE_LIMIT_TOKENS_PER_MIN: '1000000',
+      // Proposals between the same 20 agents pile up for the whole run; the fan-out bounds are not what it soaks.
+      AGENT_CREATE_PER_MIN: '1000000',
+      AGENT_FAMILY_MAX: '1000000',
+      PENDING_PROPOSALS_MAX: '1000000',
       LOG_LEVEL: 'warn',
       GRAPHQL_EXPLORER: 'false',
     };

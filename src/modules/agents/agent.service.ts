@@ -7,10 +7,12 @@ import type { Notifications } from '../../platform/db/notifications.js';
 import { AGENT_CONSTRAINTS } from './constraint-errors.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
+import type { RateLimitPolicy, RateLimits } from '../../platform/http/rate-limit.js';
 import { freeFormObjectProblem } from '../../platform/free-form-object.js';
 import { Agent, FREE_BUSY_VISIBILITIES, type FreeBusyVisibility } from './entities/agent.entity.js';
 import { AGENT_BY_TOKEN_HASH, agentRecordOf, toAgentRecord, type AgentRecord } from './sql/agent.sql.js';
 import { SCHEDULING_LIMITS } from '../../platform/api-limits.js';
+import { applyFanOutLimits, fanOutRefusal, type FanOutLimits } from './fan-out-limits.js';
 
 export type { AgentRecord } from './sql/agent.sql.js';
 
@@ -94,13 +96,18 @@ export class AgentService {
   private readonly credentials = new LRUCache<string, AgentRecord>({ max: CREDENTIAL_CACHE.maxEntries, ttl: CREDENTIAL_CACHE.ttlMs });
   /** Counts invalidations: a lookup that raced one must not cache the row it read before it. */
   private invalidations = 0;
+  /** Child agents a parent may create per minute, counted in PostgreSQL for every process. */
+  private readonly creations: RateLimitPolicy;
 
   constructor(
     private readonly em: EntityManager,
     private readonly clock: Clock,
     private readonly statements: Statements,
     notifications: Notifications,
+    private readonly rateLimits: RateLimits,
+    private readonly limits: FanOutLimits,
   ) {
+    this.creations = { name: 'agent-create', points: limits.agentCreatePerMin, durationSeconds: 60, unit: 'child agents' };
     notifications.on(AGENT_CREDENTIALS_CHANNEL, (tokenHash) => {
       this.invalidations++;
       this.credentials.delete(tokenHash);
@@ -165,7 +172,8 @@ export class AgentService {
   /**
    * Creates an agent. With `bootstrap: true` and no credential it claims the first agent of a new
    * installation; afterwards bootstrap answers `bootstrap_claimed` whatever credential is sent.
-   * Without bootstrap the caller must authenticate and becomes the new agent's parent.
+   * Without bootstrap the caller must authenticate and becomes the new agent's parent, within its
+   * budget of creations per minute (429 `rate_limited`) and its family's size (409 `limit_exceeded`).
    */
   async create(actor: Actor, input: CreateAgentInput): Promise<CreatedAgent> {
     validate(input);
@@ -176,27 +184,32 @@ export class AgentService {
       if (actor.kind !== 'anonymous' || actor.credential !== 'none') throw new AppError('unauthorized', 'bootstrap takes no credential: send the request without one');
     } else {
       parent = agentOf(actor);
+      await this.rateLimits.consume(this.creations, parent.id);
     }
 
     const publicToken = generateToken(AGENT_TOKEN_PREFIX);
-    const agent = this.em.create(Agent, {
-      name: input.name,
-      metadata: input.metadata ?? {},
-      config: input.config ?? {},
-      tokenHash: sha256Hex(publicToken),
-      idempotencyKey: input.idempotencyKey ?? null,
-      parent: parent?.id ?? null,
-      createdAt: this.clock.now(),
-      freeBusyVisibility: 'family',
-    });
     try {
-      await this.em.flush();
+      const agent = await this.em.transactional(async (tx) => {
+        await applyFanOutLimits(tx, this.limits);
+        const created = tx.create(Agent, {
+          name: input.name,
+          metadata: input.metadata ?? {},
+          config: input.config ?? {},
+          tokenHash: sha256Hex(publicToken),
+          idempotencyKey: input.idempotencyKey ?? null,
+          parent: parent?.id ?? null,
+          createdAt: this.clock.now(),
+          freeBusyVisibility: 'family',
+        });
+        await tx.flush();
+        return created;
+      });
+      return { agent: agentRecordOf(agent), publicToken };
     } catch (error) {
-      // A second root (`agents_single_root`) or a reused key: constraint-errors.ts says what the client hears.
-      this.em.clear();
-      throw error;
+      // A full family; else a second root (`agents_single_root`) or a reused key, which
+      // constraint-errors.ts turns into what the client hears.
+      throw fanOutRefusal(error, this.limits) ?? error;
     }
-    return { agent: agentRecordOf(agent), publicToken };
   }
 
   // Every agent descends from the bootstrap agent, so "any agent" is "the parentless one".

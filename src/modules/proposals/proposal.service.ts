@@ -17,6 +17,7 @@ import { isUuid } from '../../platform/uuid.js';
 import { findStoredOutcome, replay, storeOutcome, type IdempotentRequest } from '../bookings/index.js';
 import { SCHEDULING_LIMITS } from '../../platform/api-limits.js';
 import { encodeProposalCursor, type ProposalCursor } from './list-cursors.js';
+import { applyFanOutLimits, fanOutRefusal, type FanOutLimits } from '../agents/index.js';
 
 export const PROPOSAL_LIMITS = {
   agentIdMaxLength: SCHEDULING_LIMITS.agentIdMaxLength,
@@ -134,6 +135,7 @@ export class ProposalService {
     private readonly events: EventAnnouncer,
     private readonly statements: Statements,
     private readonly availability: AvailabilityService,
+    private readonly limits: FanOutLimits,
   ) {}
 
   async create(caller: Actor, input: CreateProposalInput, idempotencyKey?: string): Promise<ProposalView> {
@@ -192,6 +194,7 @@ export class ProposalService {
     return retryTransient(() =>
       this.em.transactional(async (tx) => {
         const now = this.clock.now();
+        await applyFanOutLimits(tx, this.limits);
         if (options.whileFree) await lockAgents(tx, [actor.id, input.targetAgentId]);
         else if (request) await lockAgent(tx, actor.id);
         if (request) {
@@ -211,7 +214,12 @@ export class ProposalService {
           status: 'pending',
           createdAt: now,
         });
-        await tx.flush();
+        try {
+          await tx.flush();
+        } catch (error) {
+          // More pending proposals to this target than PENDING_PROPOSALS_MAX allows (the trigger counts them).
+          throw fanOutRefusal(error, this.limits) ?? error;
+        }
         const view = toProposalView(proposal);
         if (request) await storeOutcome(tx, request, { ok: view }, now);
         return view;

@@ -18,6 +18,12 @@ const SLOW_DATABASE_MS = 250;
 export const PRICE_REFRESH_WAIT_MS = 1000;
 const worst = (statuses: ComponentStatus[]): ComponentStatus =>
   statuses.includes('down') ? 'down' : statuses.includes('degraded') ? 'degraded' : 'operational';
+/**
+ * What an outside dependency's state does to the whole service. Scheduling, the tool directory and
+ * the price feed's stored rows run on the database alone; the aggregator, the screener and the mail
+ * server each serve one feature, so without them the service is degraded, never down.
+ */
+const asExternal = (status: ComponentStatus): ComponentStatus => (status === 'down' ? 'degraded' : status);
 
 /** The seed-002 status report: every figure measured when asked, none constant. */
 export class StatusService {
@@ -63,8 +69,8 @@ export class StatusService {
     const sample = feed.quotes[0];
 
     return {
-      // Mail that cannot leave breaks sign-in and nothing else: the whole service is degraded, not down.
-      status: database.status === 'down' ? 'down' : worst([database.status, priceFeedStatus, tokenStatus, mailFailedLast ? 'degraded' : 'operational']),
+      // The core decides: down only when the database is. Every outside source counts as degraded at worst.
+      status: worst([database.status, ...([priceFeedStatus, tokenStatus, mailFailedLast ? 'down' : 'operational'] as ComponentStatus[]).map(asExternal)]),
       version: this.version,
       uptime_seconds: Math.floor((now.getTime() - this.startedAt.getTime()) / 1000),
       timestamp: now.toISOString(),

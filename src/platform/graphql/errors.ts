@@ -34,7 +34,11 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
     return {
       message: appError.message,
       ...where,
-      extensions: { code: appError.code, ...(appError.fields ? { errors: appError.fields } : {}) },
+      extensions: {
+        code: appError.code,
+        ...(appError.fields ? { errors: appError.fields } : {}),
+        ...(appError.retry ? { retryAfterSeconds: appError.retry.afterSeconds } : {}),
+      },
     };
   }
   const code = formatted.extensions?.code;

@@ -59,6 +59,16 @@ function errorBody(error: AppError, style: ErrorStyle): Record<string, unknown> 
 export function sendAppError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
   const style = request.routeOptions.config?.errorStyle ?? 'standard';
   if (error.code === 'unavailable') reply.header('retry-after', UNAVAILABLE_RETRY_AFTER_SECONDS);
+  if (error.retry) {
+    reply.header('retry-after', error.retry.afterSeconds);
+    const budget = error.retry.budget;
+    if (budget) {
+      reply.header('ratelimit-policy', `${budget.limit};w=${budget.windowSeconds}`);
+      reply.header('ratelimit-limit', budget.limit);
+      reply.header('ratelimit-remaining', budget.remaining);
+      reply.header('ratelimit-reset', error.retry.afterSeconds);
+    }
+  }
   return reply.code(error.status).send(errorBody(error, style));
 }
 

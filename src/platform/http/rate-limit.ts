@@ -12,12 +12,15 @@ export interface RateLimitPolicy {
   name: string;
   points: number;
   durationSeconds: number;
+  /** What one point is, for the refusal's message; default "requests". */
+  unit?: string;
 }
 
 /**
  * Fixed-window request budgets kept in PostgreSQL (rate-limiter-flexible), so every process that
- * shares the database shares the budget. `consume` sets the RateLimit-* headers and, once the
- * budget is spent, Retry-After and a 429 `rate_limited` error.
+ * shares the database shares the budget. `consume` sets the RateLimit-* headers of a `reply` it is
+ * given and, once the budget is spent, throws a 429 `rate_limited` error that carries when to retry
+ * and the budget (`AppError.retry`), which each transport renders (REST: Retry-After, RateLimit-*).
  */
 export class RateLimits {
   private readonly limiters = new Map<string, RateLimiterPostgres>();
@@ -67,15 +70,19 @@ export class RateLimits {
       exceeded = true;
     }
     const resetSeconds = Math.max(1, Math.ceil(result.msBeforeNext / 1000));
+    if (exceeded) {
+      this.refusalSeries(policy.name).inc();
+      throw new AppError(
+        'rate_limited',
+        `rate limit exceeded: ${policy.points} ${policy.unit ?? 'requests'} per ${policy.durationSeconds} s; retry in ${resetSeconds} s`,
+        undefined,
+        { afterSeconds: resetSeconds, budget: { limit: policy.points, windowSeconds: policy.durationSeconds, remaining: 0 } },
+      );
+    }
     reply?.header('RateLimit-Policy', `${policy.points};w=${policy.durationSeconds}`);
     reply?.header('RateLimit-Limit', policy.points);
     reply?.header('RateLimit-Remaining', Math.max(0, result.remainingPoints));
     reply?.header('RateLimit-Reset', resetSeconds);
-    if (exceeded) {
-      this.refusalSeries(policy.name).inc();
-      reply?.header('Retry-After', resetSeconds);
-      throw new AppError('rate_limited', `rate limit exceeded: ${policy.points} requests per ${policy.durationSeconds} s; retry in ${resetSeconds} s`);
-    }
   }
 
   // Policy names are constants in the code, so the series stay few.

@@ -4,6 +4,7 @@ import { DIRECTORY_CONSTRAINTS } from '../../../src/modules/directory/constraint
 import { AGENT_CONSTRAINTS } from '../../../src/modules/agents/constraint-errors.js';
 import { BOOKING_CONSTRAINTS } from '../../../src/modules/bookings/constraint-errors.js';
 import { CALENDAR_FEED_CONSTRAINTS } from '../../../src/modules/calendar-feeds/constraint-errors.js';
+import { PROPOSAL_CONSTRAINTS } from '../../../src/modules/proposals/constraint-errors.js';
 import { WEBHOOK_CONSTRAINTS } from '../../../src/modules/webhooks/constraint-errors.js';
 import { startTestApp, type TestApp } from '../../harness.js';
 
@@ -18,6 +19,7 @@ describe('constraint → error table', () => {
   const tables = {
     agents: AGENT_CONSTRAINTS,
     bookings: BOOKING_CONSTRAINTS,
+    proposals: PROPOSAL_CONSTRAINTS,
     webhooks: WEBHOOK_CONSTRAINTS,
     'calendar feeds': CALENDAR_FEED_CONSTRAINTS,
     directory: DIRECTORY_CONSTRAINTS,

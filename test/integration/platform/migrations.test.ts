@@ -1,4 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { runMigrations as runWorkerMigrations } from 'graphile-worker';
+import { migrations } from '../../../migrations/index.js';
+import { entities } from '../../../src/modules/index.js';
+import { silentWorkerLogger } from '../../../src/platform/jobs/worker-logger.js';
+import { createOrm } from '../../../src/platform/db/orm.js';
+import { createLogger } from '../../../src/platform/logger.js';
 import { startTestApp, type TestApp } from '../../harness.js';
 
 describe('migrations', () => {
@@ -15,5 +23,42 @@ describe('migrations', () => {
 
   it('are all recorded as applied', async () => {
     expect(await t.orm.migrator.getPending()).toEqual([]);
+  });
+});
+
+describe('the agent-family migration on an installation that has agents', () => {
+  it('gives every agent its root, however deep, and counts each family', async () => {
+    const admin = new pg.Client({ connectionString: process.env.TEST_POSTGRES_ADMIN_URL });
+    const name = `gateway_test_${randomBytes(6).toString('hex')}`;
+    const url = new URL(process.env.TEST_POSTGRES_ADMIN_URL!);
+    url.pathname = `/${name}`;
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    const orm = await createOrm({ clientUrl: url.toString(), entities, migrations, logger: createLogger('silent'), poolMax: 1 });
+    const db = new pg.Client({ connectionString: url.toString() });
+    try {
+      await runWorkerMigrations({ connectionString: url.toString(), logger: silentWorkerLogger });
+      await orm.migrator.up({ to: 'Migration20261125000000_booking_writers' });
+      await db.connect();
+      // A root with two children, a grandchild and a great-grandchild.
+      await db.query(`
+        insert into agents (id, name, metadata, config, token_hash, parent_id, created_at) values
+          ('00000000-0000-4000-8000-000000000001', 'root', '{}', '{}', 'h1', null, now()),
+          ('00000000-0000-4000-8000-000000000002', 'a', '{}', '{}', 'h2', '00000000-0000-4000-8000-000000000001', now()),
+          ('00000000-0000-4000-8000-000000000003', 'b', '{}', '{}', 'h3', '00000000-0000-4000-8000-000000000001', now()),
+          ('00000000-0000-4000-8000-000000000004', 'a.a', '{}', '{}', 'h4', '00000000-0000-4000-8000-000000000002', now()),
+          ('00000000-0000-4000-8000-000000000005', 'a.a.a', '{}', '{}', 'h5', '00000000-0000-4000-8000-000000000004', now())`);
+
+      await orm.migrator.up();
+
+      const roots = await db.query('select name, root_id from agents order by name');
+      expect(roots.rows).toEqual(['a', 'a.a', 'a.a.a', 'b', 'root'].map((agent) => ({ name: agent, root_id: '00000000-0000-4000-8000-000000000001' })));
+      expect((await db.query('select root_id, members from agent_families')).rows).toEqual([{ root_id: '00000000-0000-4000-8000-000000000001', members: 5 }]);
+    } finally {
+      await db.end().catch(() => undefined);
+      await orm.close(true);
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    }
   });
 });

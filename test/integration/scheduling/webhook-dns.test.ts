@@ -66,7 +66,7 @@ describe('webhook host names are looked up within DNS_TIMEOUT_MS', () => {
     expect(accepted.statusCode).toBe(201);
     const refused = await register(answered, agent, 'https://private.hooks.test/x');
     expect(refused.statusCode).toBe(400);
-    expect(refused.json()).toEqual({ errors: { url: 'resolves to a loopback, private or link-local address (10.0.0.7)' } });
+    expect(refused.json()).toEqual({ errors: { url: 'resolves to a loopback, private, link-local or other non-public address (10.0.0.7)' } });
     expect(await t.query('select url from webhooks where agent_id = $1', [agent.id])).toEqual([{ url: 'https://public.hooks.test/x' }]);
   });
 
@@ -77,7 +77,7 @@ describe('webhook host names are looked up within DNS_TIMEOUT_MS', () => {
       const started = performance.now();
       const response = await register(t, agent, url);
       expect(response.statusCode).toBe(400);
-      expect(response.json().errors.url).toMatch(/loopback, private or link-local/);
+      expect(response.json().errors.url).toMatch(/loopback, private, link-local or other non-public address/);
       expect(performance.now() - started).toBeLessThan(DNS_TIMEOUT_MS / 2);
     }
     expect(silent.queries.length).toBe(before);

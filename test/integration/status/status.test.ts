@@ -1,10 +1,14 @@
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TOKEN_PAIRS } from '../../../src/modules/status/pair-prices.service.js';
 import { bootstrapAgent, createAgent } from '../../factories/agents.js';
+import { postBooking } from '../../factories/bookings.js';
 import { TestClock } from '../../factories/clock.js';
 import { startFakeHermes } from '../../factories/fake-hermes.js';
 import { MINT, pair, startFakeScreener } from '../../factories/fake-screener.js';
-import { bearer, startTestApp, type TestApp } from '../../harness.js';
+import { startFreezableProxy } from '../../factories/freezable-proxy.js';
+import { bearer, createTestDatabase, startTestApp, type TestApp } from '../../harness.js';
 
 describe('GET /api/status', () => {
   let t: TestApp;
@@ -139,4 +143,52 @@ describe('GET /api/status', () => {
       hermes.setDown(false);
     }
   });
+});
+
+/** An http URL on a local port that nobody listens on: connections are refused, as without a network. */
+async function unreachableUrl(): Promise<string> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
+
+describe('GET /api/status without the internet', () => {
+  it('is degraded, not down, while the database serves bookings and the directory; down once the database is', async () => {
+    const database = await createTestDatabase();
+    const proxy = await startFreezableProxy(database.url);
+    const t = await startTestApp({
+      databaseUrl: proxy.url,
+      jobs: false,
+      env: { AGGREGATOR_URL: await unreachableUrl(), SCREENER_URL: await unreachableUrl(), DB_CONNECT_TIMEOUT_MS: '1000', DB_STATEMENT_TIMEOUT_MS: '1000' },
+    });
+    try {
+      const agent = await bootstrapAgent(t);
+      // A token read finds the screener unreachable too (nothing cached: 503).
+      expect((await t.rest({ method: 'GET', url: `/v1/tokens/${MINT}/analytics` })).statusCode).toBe(503);
+
+      const report = (await t.rest({ method: 'GET', url: '/api/status' })).json();
+      expect({
+        status: report.status,
+        database: report.services.database.status,
+        price_feed: report.services.price_feed.status,
+        token_analytics: report.services.token_analytics.status,
+      }).toEqual({ status: 'degraded', database: 'operational', price_feed: 'down', token_analytics: 'down' });
+      expect(report.services.price_feed.last_error).toMatch(/ECONNREFUSED/);
+      // The core works meanwhile.
+      expect((await postBooking(t, agent, { startsAt: '2031-03-01T09:00:00Z', endsAt: '2031-03-01T10:00:00Z' })).statusCode).toBe(201);
+      expect((await t.rest({ method: 'GET', url: '/api/bookings', headers: bearer(agent.token) })).statusCode).toBe(200);
+      expect((await t.rest({ method: 'GET', url: '/api/tools' })).statusCode).toBe(200);
+
+      await proxy.refuse();
+      const withoutDatabase = await t.rest({ method: 'GET', url: '/api/status' });
+      expect(withoutDatabase.statusCode).toBe(200);
+      expect({ status: withoutDatabase.json().status, database: withoutDatabase.json().services.database.status }).toEqual({ status: 'down', database: 'down' });
+    } finally {
+      await t.close();
+      await proxy.close();
+      await database.drop();
+    }
+  }, 30_000);
 });

@@ -20,6 +20,9 @@ export type FreeBusyVisibility = (typeof FREE_BUSY_VISIBILITIES)[number];
   expression: 'create unique index agents_single_root on agents ((parent_id is null)) where parent_id is null',
 })
 // A changed or removed agent tells every process to forget its credential: a trigger (sql/agent-credential-changed.trigger.ts).
+// A family is a root agent and all its descendants: each agent's root is set from its parent, and
+// the family's member count (agent_families) is held under AGENT_FAMILY_MAX (sql/agent-family-*.trigger.ts).
+@Check({ name: 'agents_root_id_check', expression: 'root_id is not null' })
 export class Agent {
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -43,6 +46,13 @@ export class Agent {
   @ManyToOne(() => Agent, { nullable: true, deleteRule: 'restrict' })
   @Index({ name: 'agents_parent_id_idx' })
   parent: Agent | null = null;
+
+  /**
+   * The root of this agent's family (itself for a root). Written by the database from the parent,
+   * never by the application; never null (the check), optional only to the ORM.
+   */
+  @ManyToOne(() => Agent, { nullable: true, deleteRule: 'restrict', fieldName: 'root_id' })
+  root?: Agent | null;
 
   @Property({ type: 'Date', columnType: 'timestamptz' })
   createdAt: Date = new Date();

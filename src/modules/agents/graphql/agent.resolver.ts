@@ -18,7 +18,9 @@ export class AgentResolver {
   }
 
   @Mutation(() => CreateAgentPayload, {
-    description: 'Creates an agent: the bootstrap agent (no credential, `bootstrap: true`) or a child of the caller.',
+    description:
+      'Creates an agent: the bootstrap agent (no credential, `bootstrap: true`) or a child of the caller, within AGENT_CREATE_PER_MIN creations a minute ' +
+      '(`rate_limited`, with `extensions.retryAfterSeconds`) and AGENT_FAMILY_MAX agents in the family, the root agent and all its descendants (`limit_exceeded`).',
   })
   async createAgent(@Arg('input') input: CreateAgentInput, @Ctx() ctx: AgentsContext): Promise<CreateAgentPayload> {
     const created = await this.agents.create(await ctx.actor(), {

@@ -46,6 +46,9 @@ export const agentResponse = {
 export const createAgentRoute = {
   operationId: 'createAgent',
   summary: 'Create an agent (bootstrap the first one, or a child of the caller)',
+  description:
+    'A child agent is created within its parent’s budget of AGENT_CREATE_PER_MIN creations a minute (then 429 `rate_limited`, with ' +
+    '`Retry-After`) and its family’s AGENT_FAMILY_MAX agents, the root agent and all its descendants (then 409 `limit_exceeded`).',
   tags: ['scheduling'],
   security: SECURITY.agentOrNone,
   body: agentCreateBody,
@@ -53,7 +56,7 @@ export const createAgentRoute = {
     type: 'object',
     properties: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: AGENT_LIMITS.idempotencyKeyMaxLength } },
   },
-  response: { 201: agentResponse, ...errorResponses(400, 401, 409) },
+  response: { 201: agentResponse, ...errorResponses(400, 401, 409, 429) },
 } as const;
 
 /** Who may ask for the caller's free/busy (`GET /api/availability`, `POST /api/proposals/first-available`). */

@@ -13,6 +13,11 @@ export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];
 @Check({ name: 'proposals_status_check', expression: `"status" in ('pending', 'accepted', 'declined', 'withdrawn')` })
 @Index({ name: 'proposals_proposer_idx', properties: ['proposer', 'createdAt'] })
 @Index({ name: 'proposals_target_idx', properties: ['target', 'createdAt'] })
+// Pending proposals from one proposer to one target are at most PENDING_PROPOSALS_MAX (sql/pending-proposals-limit.trigger.ts).
+@Index({
+  name: 'proposals_pending_pair_idx',
+  expression: `create index proposals_pending_pair_idx on proposals (proposer_agent_id, target_agent_id) where status = 'pending'`,
+})
 export class Proposal {
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();

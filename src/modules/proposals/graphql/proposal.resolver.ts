@@ -34,7 +34,9 @@ export class ProposalResolver {
     return ProposalNode.from(await this.proposalService.get(actor, id));
   }
 
-  @Mutation(() => ProposalNode, { description: 'Asks the target agent to transfer the slot; starts pending.' })
+  @Mutation(() => ProposalNode, {
+    description: 'Asks the target agent to transfer the slot; starts pending. At most PENDING_PROPOSALS_MAX proposals to one target are pending at a time (`limit_exceeded`).',
+  })
   async createProposal(@Arg('input') input: CreateProposalInput, @Ctx() ctx: AgentsContext): Promise<ProposalNode> {
     const actor = await ctx.actor();
     return ProposalNode.from(await this.proposalService.create(actor, input));
@@ -43,7 +45,8 @@ export class ProposalResolver {
   @Mutation(() => ProposalNode, {
     description:
       'Finds the earliest free slot common to the caller and the target (as `availability` does, with its visibility rule) and opens a pending ' +
-      'proposal for it in one call. `slot_taken` when a booking took the slot before the proposal was written; `conflict` when the window holds no common slot.',
+      'proposal for it in one call. `slot_taken` when a booking took the slot before the proposal was written; `conflict` when the window holds no common slot; ' +
+      '`limit_exceeded` when PENDING_PROPOSALS_MAX proposals to that target are pending already.',
   })
   async proposeFirstAvailable(@Arg('input') input: ProposeFirstAvailableInput, @Ctx() ctx: AgentsContext): Promise<ProposalNode> {
     const actor = await ctx.actor();

@@ -39,6 +39,7 @@ export const proposalItem = {
 export const createProposalRoute = {
   operationId: 'createProposal',
   summary: 'Ask another agent to transfer a slot',
+  description: 'At most PENDING_PROPOSALS_MAX proposals from one agent to one target are pending at a time; the next is 409 `limit_exceeded`.',
   tags: ['scheduling'],
   security: SECURITY.agent,
   headers: { type: 'object', properties: { 'idempotency-key': IDEMPOTENCY_KEY_HEADER } },
@@ -101,7 +102,7 @@ export const proposeFirstAvailableRoute = {
     'Finds the earliest slot of `duration` minutes free on both calendars inside [from, to), as GET /api/availability does (with its ' +
     'visibility rule: 403 `forbidden` for a target that does not share its free/busy, or does not exist), and opens a pending proposal for it. ' +
     '409 `slot_taken` when a booking took that slot before the proposal was written (ask again for the next one); 409 `conflict` when the ' +
-    'window holds no common free slot.',
+    'window holds no common free slot; 409 `limit_exceeded` when PENDING_PROPOSALS_MAX proposals to that target are pending already.',
   tags: ['scheduling'],
   security: SECURITY.agent,
   headers: { type: 'object', properties: { 'idempotency-key': IDEMPOTENCY_KEY_HEADER } },
