@@ -14,7 +14,6 @@ import {
   createStatusModule,
   createTokenAnalyticsModule,
   createWebhooksModule,
-  registerMcpEndpoint,
   resolverClasses,
   SESSION_TTL_SECONDS,
   type AgentsContext,
@@ -49,6 +48,7 @@ import { compileValidator, installJsonBodyParser } from './platform/http/validat
 import { startJobRunner, type TaskHandler } from './platform/jobs/queue.js';
 import type { Logger } from './platform/logger.js';
 import { APP_MANIFEST } from './platform/manifest.js';
+import { registerMcpEndpoint } from './platform/mcp/endpoint.js';
 
 export interface AppDeps {
   config: Config;
@@ -218,12 +218,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerMcpEndpoint(
     app,
     {
+      // The order tools/list names them in.
+      tools: [...tokenAnalytics.mcpTools, ...bookingsModule.mcpTools, ...proposalsModule.mcpTools, ...availabilityModule.mcpTools],
       logger,
-      bookings: bookingsModule.bookings,
-      proposals: proposalsModule.proposals,
-      availability: availabilityModule.availability,
-      tokens: tokenAnalytics.tokens,
-      tokenReads: tokenAnalytics.budget,
       version: APP_VERSION,
     },
     { publicUrl: config.publicUrl, allowedOrigins: config.mcpAllowedOrigins, allowedHosts: config.mcpAllowedHosts },

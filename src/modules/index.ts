@@ -56,5 +56,4 @@ export { createWebhooksModule } from './webhooks/index.js';
 export { createDirectoryModule, SESSION_TTL_SECONDS, type DirectoryContext } from './directory/index.js';
 export { createPricesModule, type PriceAdapter } from './prices/index.js';
 export { createTokenAnalyticsModule, presentAnalytics, presentSafety } from './token-analytics/index.js';
-export { registerMcpEndpoint } from './mcp/index.js';
 export { createStatusModule } from './status/index.js';

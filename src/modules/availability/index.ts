@@ -10,10 +10,12 @@ import type { FastifyInstance } from 'fastify';
 import type { Statements } from '../../platform/db/statements.js';
 import { AvailabilityService } from './availability.service.js';
 import { AvailabilityResolver } from './graphql/availability.resolver.js';
+import { availabilityTools } from './mcp/availability.tools.js';
 import { registerAvailabilityRoutes } from './rest/availability.routes.js';
 
 export { AVAILABILITY_LIMITS, decodeSlotCursor, type AvailabilityService } from './availability.service.js';
 export { presentAvailabilityPage } from './availability.view.js';
+export { AVAILABILITY_TOOL_ARGUMENTS } from './mcp/availability.tools.js';
 export { availabilitySearchProperties } from './rest/availability.schemas.js';
 
 export const availabilityResolvers = [AvailabilityResolver];
@@ -23,6 +25,7 @@ export function createAvailabilityModule(deps: { statements: Statements }) {
   return {
     availability,
     resolvers: [new AvailabilityResolver(availability)],
+    mcpTools: availabilityTools(availability),
     registerRoutes: (app: FastifyInstance) => registerAvailabilityRoutes(app, availability),
   };
 }

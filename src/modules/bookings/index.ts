@@ -26,6 +26,7 @@ import { BookingSlot } from './entities/booking-slot.entity.js';
 import { Booking } from './entities/booking.entity.js';
 import { IdempotencyKey } from './entities/idempotency-key.entity.js';
 import { BookingResolver } from './graphql/booking.resolver.js';
+import { bookingTools } from './mcp/booking.tools.js';
 import { registerBookingRoutes } from './rest/booking.routes.js';
 import { bookingItemFunction } from './sql/booking-item.function.js';
 import { bookingInsertFunction } from './sql/booking-insert.function.js';
@@ -95,6 +96,7 @@ export function createBookingsModule(deps: BookingsDeps) {
   return {
     bookings,
     resolvers: [new BookingResolver(bookings)],
+    mcpTools: bookingTools(bookings),
     registerRoutes: (app: FastifyInstance) => registerBookingRoutes(app, bookings),
     /** Job handlers; each runs in its own unit of work. */
     tasks: {

@@ -20,6 +20,7 @@ import { PROPOSAL_CONSTRAINTS } from './constraint-errors.js';
 import { Proposal } from './entities/proposal.entity.js';
 import { ProposalResolver } from './graphql/proposal.resolver.js';
 import { ProposalService } from './proposal.service.js';
+import { proposalTools } from './mcp/proposal.tools.js';
 import { registerProposalRoutes } from './rest/proposal.routes.js';
 import { acceptProposalFunction } from './sql/accept-proposal.function.js';
 import { pendingProposalsLimitTrigger } from './sql/pending-proposals-limit.trigger.js';
@@ -49,6 +50,7 @@ export function createProposalsModule(deps: ProposalsDeps) {
   return {
     proposals,
     resolvers: [new ProposalResolver(proposals)],
+    mcpTools: proposalTools(proposals),
     registerRoutes: (app: FastifyInstance) => registerProposalRoutes(app, proposals),
   };
 }

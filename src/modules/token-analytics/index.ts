@@ -8,6 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { RateLimits } from '../../platform/http/rate-limit.js';
 import { TokenReadBudget } from './token-read-budget.js';
+import { tokenTools } from './mcp/token.tools.js';
 import type { Clock } from '../../platform/clock.js';
 import { ScreenerClient } from './screener.client.js';
 import { TokenAnalyticsService } from './token-analytics.service.js';
@@ -20,5 +21,5 @@ export { presentAnalytics, presentSafety } from './token.view.js';
 export function createTokenAnalyticsModule(deps: { screenerUrl: string; clock: Clock; rateLimits: RateLimits; readsPerMinute: number }) {
   const tokens = new TokenAnalyticsService(new ScreenerClient(deps.screenerUrl), deps.clock);
   const budget = new TokenReadBudget(deps.rateLimits, deps.readsPerMinute);
-  return { tokens, budget, registerRoutes: (app: FastifyInstance) => registerTokenRoutes(app, tokens, budget) };
+  return { tokens, budget, mcpTools: tokenTools(tokens, budget), registerRoutes: (app: FastifyInstance) => registerTokenRoutes(app, tokens, budget) };
 }

@@ -1,14 +1,15 @@
 /**
  * MCP (Model Context Protocol) at `/mcp`, Streamable HTTP: one more adapter over the same services as
- * REST and GraphQL. Stateless: every POST gets its own server and transport.
+ * REST and GraphQL. The tools live with their modules; this endpoint only serves them. Stateless:
+ * every POST gets its own server and transport.
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { OriginPolicy } from '../../platform/http/origin-policy.js';
-import { installJsonBodyParser } from '../../platform/http/validation.js';
-import { createMcpServer, type McpDeps } from './mcp.server.js';
+import { OriginPolicy } from '../http/origin-policy.js';
+import { installJsonBodyParser } from '../http/validation.js';
+import { mcpServerFactory, type McpTools } from './mcp-server.js';
 
-export type { McpDeps } from './mcp.server.js';
+export type { McpTools } from './mcp-server.js';
 
 /** Where `/mcp` may be called from (config.ts: PUBLIC_URL, MCP_ALLOWED_ORIGINS, MCP_ALLOWED_HOSTS). */
 export interface McpAccess {
@@ -25,8 +26,9 @@ const REFUSALS = {
   host: "Host not allowed: /mcp answers only to PUBLIC_URL's host name, the loopback names and MCP_ALLOWED_HOSTS",
 } as const;
 
-export function registerMcpEndpoint(app: FastifyInstance, deps: McpDeps, access: McpAccess): void {
+export function registerMcpEndpoint(app: FastifyInstance, offer: McpTools, access: McpAccess): void {
   const policy = new OriginPolicy(access);
+  const createServer = mcpServerFactory(offer);
   // Before the body is read: a refused page costs no parsing.
   const guard = async (request: FastifyRequest, reply: FastifyReply) => {
     const refusal = policy.refusal(request.headers);
@@ -38,7 +40,7 @@ export function registerMcpEndpoint(app: FastifyInstance, deps: McpDeps, access:
     installJsonBodyParser(mcp, { refuseNul: false });
 
     mcp.post('/mcp', { schema: { hide: true }, onRequest: guard }, async (request, reply) => {
-      const server = createMcpServer(deps, request.actor, request.ip);
+      const server = createServer({ actor: request.actor, address: request.ip });
       const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
       reply.hijack();
       reply.raw.on('close', () => {

@@ -1,8 +1,12 @@
-import { AppError, type FieldErrors } from '../../platform/errors.js';
-import { compileJsonValidator, fieldErrorsFrom, fieldsWithNul, NUL_NOT_ALLOWED } from '../../platform/http/validation.js';
-import { TOOLS, type ToolDefinition } from './tools.js';
+import type { ValidateFunction } from 'ajv';
+import { AppError, type FieldErrors } from '../errors.js';
+import { compileJsonValidator, fieldErrorsFrom, fieldsWithNul, NUL_NOT_ALLOWED } from '../http/validation.js';
+import type { ToolDefinition } from './tool.js';
 
-const VALIDATORS = new Map(TOOLS.map((tool) => [tool.name, compileJsonValidator(tool.inputSchema)]));
+/** Compiles each tool's published schema once. */
+export function argumentValidators(tools: readonly ToolDefinition<unknown>[]): Map<string, ValidateFunction> {
+  return new Map(tools.map((tool) => [tool.name, compileJsonValidator(tool.inputSchema)]));
+}
 
 /**
  * A tool's arguments as its published schema accepts them, defaults filled in, checked by the validator
@@ -10,8 +14,7 @@ const VALIDATORS = new Map(TOOLS.map((tool) => [tool.name, compileJsonValidator(
  * Else a `validation` error naming every wrong argument. U+0000 is refused here, argument by argument
  * (REST refuses such a body whole), since PostgreSQL stores no such character.
  */
-export function checkedArguments(tool: ToolDefinition<unknown>, args: Record<string, unknown>): unknown {
-  const validate = VALIDATORS.get(tool.name)!;
+export function checkedArguments(validate: ValidateFunction, args: Record<string, unknown>): unknown {
   const valid = validate(args);
   const withNul = fieldsWithNul(args, 'arguments');
   if (valid && withNul.length === 0) return args;

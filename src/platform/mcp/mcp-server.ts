@@ -1,15 +1,16 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Actor } from '../../platform/auth/actor.js';
-import { INTERNAL_ERROR, toAppError } from '../../platform/errors.js';
-import type { Logger } from '../../platform/logger.js';
-import { checkedArguments } from './tool-arguments.js';
-import { TOOLS, type McpDeps, type ToolContext } from './tools.js';
+import { INTERNAL_ERROR, toAppError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { ToolCaller, ToolDefinition } from './tool.js';
+import { argumentValidators, checkedArguments } from './tool-arguments.js';
 
-export type { McpDeps } from './tools.js';
-
-const TOOLS_BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]));
-const LISTING = TOOLS.map(({ name, description, inputSchema, annotations }) => ({ name, description, inputSchema, ...(annotations ? { annotations } : {}) }));
+/** What the MCP server offers: the tools the modules adapt, in the order `tools/list` names them. */
+export interface McpTools {
+  tools: readonly ToolDefinition<unknown>[];
+  logger: Logger;
+  version: string;
+}
 
 /**
  * Every tool error, whatever refused the call (its arguments, a rule, the database), is one result:
@@ -37,15 +38,20 @@ async function answer(work: () => Promise<unknown>, logger: Logger): Promise<Cal
  * publishes each tool's JSON Schema and `tools/call` checks the arguments against that very schema, with
  * REST's validator, so an argument error is the same tool error as any other (SEP-1303, spec 2025-11-25).
  */
-export function createMcpServer(deps: McpDeps, actor: () => Promise<Actor>, address: string): Server {
-  const server = new Server({ name: 'agent-gateway', version: deps.version }, { capabilities: { tools: {} } });
-  const context: ToolContext = { deps, actor, address };
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: LISTING }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
-    const tool = TOOLS_BY_NAME.get(request.params.name);
-    // An unknown tool is a protocol error (the specification's own example), not a tool result.
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name.slice(0, 100)}`);
-    return answer(() => tool.run(checkedArguments(tool, request.params.arguments ?? {}), context), deps.logger);
-  });
-  return server;
+export function mcpServerFactory(offer: McpTools): (caller: ToolCaller) => Server {
+  const byName = new Map(offer.tools.map((tool) => [tool.name, tool]));
+  if (byName.size !== offer.tools.length) throw new Error('two MCP tools share a name');
+  const validators = argumentValidators(offer.tools);
+  const listing = offer.tools.map(({ name, description, inputSchema, annotations }) => ({ name, description, inputSchema, ...(annotations ? { annotations } : {}) }));
+  return (caller) => {
+    const server = new Server({ name: 'agent-gateway', version: offer.version }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
+    server.setRequestHandler(CallToolRequestSchema, (request) => {
+      const tool = byName.get(request.params.name);
+      // An unknown tool is a protocol error (the specification's own example), not a tool result.
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name.slice(0, 100)}`);
+      return answer(() => tool.run(checkedArguments(validators.get(tool.name)!, request.params.arguments ?? {}), caller), offer.logger);
+    });
+    return server;
+  };
 }
