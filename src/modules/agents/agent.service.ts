@@ -4,6 +4,7 @@ import { notThePrincipal, type Actor, type TokenResolver } from '../../platform/
 import { generateToken, sha256Hex } from '../../platform/auth/credentials.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Notifications } from '../../platform/db/notifications.js';
+import { maySeeSettings } from './access.js';
 import { AGENT_CONSTRAINTS } from './constraint-errors.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
@@ -141,9 +142,9 @@ export class AgentService {
     return agentOf(actor);
   }
 
-  /** Whether `actor` may read an agent's own settings (metadata, config): the agent itself and its parent. */
+  /** Whether `actor` may read an agent's own settings (metadata, config): the access table's `settings`. */
   maySeeSettings(actor: Actor, agent: Pick<AgentRecord, 'id' | 'parentId'>): boolean {
-    return actor.kind === 'agent' && (actor.agent.id === agent.id || actor.agent.id === agent.parentId);
+    return actor.kind === 'agent' && maySeeSettings(actor.agent, agent);
   }
 
   /**

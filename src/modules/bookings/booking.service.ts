@@ -6,7 +6,7 @@ import { retryTransient } from '../../platform/db/pg-errors.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { AppError, constraintErrorOf, isAppError, type FieldErrors } from '../../platform/errors.js';
 import type { Actor } from '../../platform/auth/actor.js';
-import { agentOf, type AgentRecord } from '../agents/index.js';
+import { agentOf, notTheOwner, requireOwner, type AgentRecord } from '../agents/index.js';
 import { Booking } from './entities/booking.entity.js';
 import { committedEvents, recordBookingEvent, type EventAnnouncer } from './committed-events.js';
 import { fromBookingItem, toBookingItem, type BookingItem, type BookingView } from './booking.view.js';
@@ -229,7 +229,7 @@ export class BookingService {
     const now = this.clock.now();
     const outcome = (await retryTransient(() => this.statements.one(CANCEL_BOOKING, [actor.id, bookingId, now])))!.outcome;
     if ('missing' in outcome) throw bookingNotFound(bookingId);
-    if ('forbidden' in outcome) throw notYourBooking();
+    if ('forbidden' in outcome) throw notTheOwner('booking');
     const booking = fromBookingItem(outcome.booking);
     if (outcome.events) this.events.announce(committedEvents({ events: outcome.events, deliveries: outcome.deliveries ?? 0 }, booking, now));
     return booking;
@@ -449,7 +449,7 @@ export class BookingService {
   private async findOwned(em: EntityManager, actor: AgentRecord, bookingId: string, options: { refresh?: boolean } = {}): Promise<Booking> {
     const booking = isUuid(bookingId) ? await em.findOne(Booking, { id: bookingId }, options) : null;
     if (!booking) throw bookingNotFound(bookingId);
-    if (booking.agent.id !== actor.id) throw notYourBooking();
+    requireOwner(actor, booking.agent.id, 'booking');
     return booking;
   }
 
@@ -481,9 +481,6 @@ function bookingNotFound(bookingId: string): AppError {
   return new AppError('not_found', `no booking ${bookingId}`);
 }
 
-function notYourBooking(): AppError {
-  return new AppError('forbidden', 'the booking belongs to another agent');
-}
 
 function capReached(cap: number): AppError {
   return new AppError('booking_cap_reached', `the free tier allows ${cap} live bookings (a series counts while any of its occurrences has not ended)`);

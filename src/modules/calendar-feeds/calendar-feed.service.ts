@@ -5,7 +5,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { AppError } from '../../platform/errors.js';
 import type { Actor } from '../../platform/auth/actor.js';
-import { AGENT_TOKEN_PREFIX, agentOf } from '../agents/index.js';
+import { AGENT_TOKEN_PREFIX, agentOf, requireOwner } from '../agents/index.js';
 import { CalendarFeed } from './entities/calendar-feed.entity.js';
 import { contentLines, escapeText, localDateTime, utcDateTime, vtimezoneLines } from './icalendar.js';
 import { isUuid } from '../../platform/uuid.js';
@@ -101,7 +101,7 @@ export class CalendarFeedService {
     const actor = agentOf(caller);
     const feed = isUuid(feedId) ? await this.em.findOne(CalendarFeed, feedId) : null;
     if (!feed) throw new AppError('not_found', `no calendar feed ${feedId}`);
-    if (feed.agent.id !== actor.id) throw new AppError('forbidden', 'the calendar feed belongs to another agent');
+    requireOwner(actor, feed.agent.id, 'calendar feed');
     await this.em.remove(feed).flush();
   }
 

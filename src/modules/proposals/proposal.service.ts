@@ -16,6 +16,7 @@ import { checkRange } from '../bookings/index.js';
 import { isUuid } from '../../platform/uuid.js';
 import { findStoredOutcome, replay, storeOutcome, type IdempotentRequest } from '../bookings/index.js';
 import { SCHEDULING_LIMITS } from '../../platform/api-limits.js';
+import { refusal, requireParty } from './access.js';
 import { encodeProposalCursor, type ProposalCursor } from './list-cursors.js';
 import { applyFanOutLimits, fanOutRefusal, type FanOutLimits } from '../agents/index.js';
 
@@ -253,9 +254,7 @@ export class ProposalService {
   async get(caller: Actor, proposalId: string): Promise<ProposalView> {
     const actor = agentOf(caller);
     const proposal = await this.find(this.em, proposalId);
-    if (proposal.target.id !== actor.id && proposal.proposer.id !== actor.id) {
-      throw new AppError('forbidden', 'the proposal is between other agents');
-    }
+    requireParty(actor.id, partiesOf(proposal), 'read');
     return toProposalView(proposal);
   }
 
@@ -273,7 +272,7 @@ export class ProposalService {
     // A clash on the proposer's calendar is the exclusion constraint's `slot_taken` (constraint-errors.ts).
     const { outcome } = (await retryTransient(() => this.statements.one(ACCEPT_PROPOSAL, [actor.id, proposalId, now])))!;
     if ('missing' in outcome) throw proposalNotFound(proposalId);
-    if ('forbidden' in outcome) throw new AppError('forbidden', 'only the target agent may accept');
+    if ('forbidden' in outcome) throw refusal('accept');
     if ('notPending' in outcome) throw notPending(outcome.notPending);
     const booking = fromBookingItem(outcome.booking);
     this.events.announce(committedEvents(outcome, booking, now));
@@ -286,24 +285,24 @@ export class ProposalService {
   async reject(caller: Actor, proposalId: string): Promise<ProposalView> {
     const actor = agentOf(caller);
     const proposal = await this.find(this.em, proposalId);
-    if (proposal.target.id !== actor.id) throw new AppError('forbidden', 'only the target agent may reject');
+    requireParty(actor.id, partiesOf(proposal), 'reject');
     if (proposal.status !== 'pending') throw notPending(proposal.status);
     return toProposalView(proposal);
   }
 
   async decline(caller: Actor, proposalId: string): Promise<ProposalView> {
     const actor = agentOf(caller);
-    return this.decide(actor, proposalId, 'target', 'declined');
+    return this.decide(actor, proposalId, 'decline', 'declined');
   }
 
   async withdraw(caller: Actor, proposalId: string): Promise<ProposalView> {
     const actor = agentOf(caller);
-    return this.decide(actor, proposalId, 'proposer', 'withdrawn');
+    return this.decide(actor, proposalId, 'withdraw', 'withdrawn');
   }
 
-  private async decide(actor: AgentRecord, proposalId: string, who: 'target' | 'proposer', status: 'declined' | 'withdrawn'): Promise<ProposalView> {
+  private async decide(actor: AgentRecord, proposalId: string, action: 'decline' | 'withdraw', status: 'declined' | 'withdrawn'): Promise<ProposalView> {
     const proposal = await this.find(this.em, proposalId);
-    if (proposal[who].id !== actor.id) throw new AppError('forbidden', `only the ${who} agent may do this`);
+    requireParty(actor.id, partiesOf(proposal), action);
     const decided = await this.em.nativeUpdate(Proposal, { id: proposal.id, status: 'pending' }, { status, decidedAt: this.clock.now() });
     if (!decided) throw notPending((await this.em.findOneOrFail(Proposal, proposal.id, { refresh: true })).status);
     return { ...toProposalView(proposal), status };
@@ -316,3 +315,4 @@ export class ProposalService {
   }
 }
 
+const partiesOf = (proposal: Proposal) => ({ proposerId: proposal.proposer.id, targetId: proposal.target.id });

@@ -12,7 +12,7 @@ import type { Logger } from '../../platform/logger.js';
 import { guardedDispatcher, refusedTarget } from '../../platform/net/address-policy.js';
 import { HostResolutionError, HostResolver } from '../../platform/net/host-resolver.js';
 import type { Actor } from '../../platform/auth/actor.js';
-import { agentOf, type AgentRecord } from '../agents/index.js';
+import { agentOf, requireOwner, type AgentRecord } from '../agents/index.js';
 import { BOOKING_EVENT_TYPES, type BookingEventType } from '../booking-events/index.js';
 import { Webhook, WebhookAttempt, WebhookDelivery, type DeliveryStatus } from './entities/webhook.entity.js';
 import { CLAIM_DELIVERIES, FAN_OUT_EVENTS, RECORD_ATTEMPTS, type AttemptOutcome, type ClaimedDelivery } from './sql/webhook.sql.js';
@@ -246,7 +246,7 @@ export class WebhookService {
     const actor = agentOf(caller);
     const original = isUuid(deliveryId) ? await this.em.findOne(WebhookDelivery, deliveryId, { populate: ['webhook'] }) : null;
     if (!original) throw new AppError('not_found', `no delivery ${deliveryId}`);
-    if (original.webhook.agent.id !== actor.id) throw new AppError('forbidden', 'the delivery belongs to another agent');
+    requireOwner(actor, original.webhook.agent.id, 'delivery');
     const copy = await this.em.transactional(async (tx) => {
       const delivery = tx.create(WebhookDelivery, {
         webhook: original.webhook.id,
@@ -462,7 +462,7 @@ export class WebhookService {
   private async findOwned(actor: AgentRecord, webhookId: string): Promise<Webhook> {
     const webhook = isUuid(webhookId) ? await this.em.findOne(Webhook, webhookId) : null;
     if (!webhook) throw new AppError('not_found', `no webhook ${webhookId}`);
-    if (webhook.agent.id !== actor.id) throw new AppError('forbidden', 'the webhook belongs to another agent');
+    requireOwner(actor, webhook.agent.id, 'webhook');
     return webhook;
   }
 }

@@ -122,10 +122,6 @@ export class Notifications {
     client.on('end', () => this.lost(client, new Error('the connection ended')));
     try {
       await client.connect();
-      // A NOTIFY is a transaction of its own, and with synchronous_commit on its commit would wait for
-      // a WAL flush (holding PostgreSQL's global notify lock meanwhile), one more flush per write. A
-      // wake-up need not survive a crash: what it announces is already durable in the tables.
-      await client.query('set synchronous_commit = off');
       for (const channel of this.handlers.keys()) await client.query(`listen ${channel}`);
     } catch (error) {
       dropConnection(client);

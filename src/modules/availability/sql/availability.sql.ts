@@ -1,4 +1,5 @@
 import { namedStatement } from '../../../platform/db/statements.js';
+import { freeBusyRuleSql } from '../../agents/index.js';
 
 /** The one row `availability` answers. */
 export interface AvailabilityRow {
@@ -15,8 +16,8 @@ export interface AvailabilityRow {
  * same statement. Hand-written because it is range arithmetic the ORM cannot express, and one
  * statement (planned once per connection) is the whole request:
  *
- * - `asked`: each other agent, and whether it shares with the caller: `anyone`; `family` when the
- *   caller is its parent or its child; `nobody` never. An id that names no agent is refused the same
+ * - `asked`: each other agent, and whether it shares with the caller (the free/busy rule of the access
+ *   table, agents/access.ts, written into the statement). An id that names no agent is refused the same
  *   way, so the answer does not tell whether an agent exists. One primary-key probe per id.
  * - Nothing below runs when one is refused (the `case` leaves its sub-selects unevaluated).
  * - `busy`: every agent's slots overlapping the window. `booking_slots` is what the exclusion
@@ -46,9 +47,7 @@ export const AVAILABILITY = namedStatement<
   `with asked as materialized (
      select o.id, o.n,
             coalesce((
-              select a.free_busy_visibility = 'anyone'
-                     or (a.free_busy_visibility = 'family'
-                         and (a.parent_id = $1::uuid or a.id = (select caller.parent_id from agents caller where caller.id = $1::uuid)))
+              select ${freeBusyRuleSql('$1::uuid', '(select caller.parent_id from agents caller where caller.id = $1::uuid)', 'a')}
                 from agents a where a.id = o.id
             ), false) as shares
        from unnest($2::uuid[]) with ordinality as o(id, n)

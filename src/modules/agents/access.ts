@@ -1,0 +1,75 @@
+import { AppError } from '../../platform/errors.js';
+import type { FreeBusyVisibility } from './entities/agent.entity.js';
+import type { AgentRecord } from './sql/agent.sql.js';
+
+/**
+ * Who may read or act on an agent's things, decided here and nowhere else (immich's access.ts): the
+ * services ask these functions, and the SQL that decides the same inside a statement is written from
+ * the same table (`may_see_free_busy`, sql/may-see-free-busy.function.ts) and held to it by a test
+ * (access.test.ts). Everything is relative to the calling agent.
+ */
+
+/** How the calling agent stands to another agent. */
+export type Relation = 'self' | 'parent' | 'child' | 'other';
+
+/** The relation of `actor` to `subject`: `parent` when the actor is the subject's parent. */
+export function relationOf(actor: Pick<AgentRecord, 'id' | 'parentId'>, subject: Pick<AgentRecord, 'id' | 'parentId'>): Relation {
+  if (actor.id === subject.id) return 'self';
+  if (subject.parentId === actor.id) return 'parent';
+  if (actor.parentId === subject.id) return 'child';
+  return 'other';
+}
+
+/** The table: which relations may do what. */
+export const ACCESS = {
+  /** A row an agent owns (a booking, a webhook and its deliveries, a calendar feed): only the owner reads or changes it. */
+  ownRow: ['self'],
+  /** An agent's settings (metadata, config, free/busy visibility): the agent and its parent. */
+  settings: ['self', 'parent'],
+  /** An agent's free/busy (availability, first-available proposals), by the visibility the agent chose. */
+  freeBusy: {
+    anyone: ['self', 'parent', 'child', 'other'],
+    family: ['self', 'parent', 'child'],
+    nobody: ['self'],
+  },
+} as const satisfies { ownRow: readonly Relation[]; settings: readonly Relation[]; freeBusy: Record<FreeBusyVisibility, readonly Relation[]> };
+
+const allows = (relations: readonly Relation[], relation: Relation) => relations.includes(relation);
+
+/** Fails with `forbidden` unless the calling agent owns the row (`what`: "booking", "webhook", …). */
+export function requireOwner(actor: Pick<AgentRecord, 'id'>, ownerId: string, what: string): void {
+  if (!allows(ACCESS.ownRow, actor.id === ownerId ? 'self' : 'other')) throw notTheOwner(what);
+}
+
+/** The refusal of a row the caller does not own, also where a SQL writer made the same decision (`{"forbidden": true}`). */
+export function notTheOwner(what: string): AppError {
+  return new AppError('forbidden', `the ${what} belongs to another agent`);
+}
+
+/** Whether the calling agent may read an agent's own settings. */
+export function maySeeSettings(actor: Pick<AgentRecord, 'id' | 'parentId'>, agent: Pick<AgentRecord, 'id' | 'parentId'>): boolean {
+  return allows(ACCESS.settings, relationOf(actor, agent));
+}
+
+/** Whether the calling agent may ask for an agent's free/busy. */
+export function maySeeFreeBusy(actor: Pick<AgentRecord, 'id' | 'parentId'>, agent: Pick<AgentRecord, 'id' | 'parentId' | 'freeBusyVisibility'>): boolean {
+  return allows(ACCESS.freeBusy[agent.freeBusyVisibility], relationOf(actor, agent));
+}
+
+/**
+ * The free/busy rule as a SQL expression over a caller id, the caller's parent id and an agent row
+ * alias: what `may_see_free_busy` and any statement deciding it in bulk evaluate.
+ */
+export function freeBusyRuleSql(caller: string, callerParent: string, agent: string): string {
+  const relationSql: Record<Relation, string> = {
+    self: `${agent}.id = ${caller}`,
+    parent: `${agent}.parent_id = ${caller}`,
+    child: `${agent}.id = ${callerParent}`,
+    other: 'true',
+  };
+  const byVisibility = Object.entries(ACCESS.freeBusy).map(
+    ([visibility, relations]) => `(${agent}.free_busy_visibility = '${visibility}' and (${relations.map((relation) => relationSql[relation]).join(' or ')}))`,
+  );
+  // A root has no parent: its comparison is null, which must read as "no", not as unknown.
+  return `coalesce(${byVisibility.join(' or ')}, false)`;
+}
