@@ -319,20 +319,21 @@ async function load(target: Target, round: number, request: (n: number) => HttpR
   await options.beforeRun?.();
   const cpuBefore = await readCpu(target.pid, clusterDir, probe?.backendPids);
   const started = performance.now();
+  let lastResponse = started;
   const result = await autocannon({
     url: target.base,
     connections: options.connections ?? CONNECTIONS,
     ...(options.amount === undefined ? { duration: options.seconds ?? SECONDS } : { amount: options.amount }),
-    requests: [{ setupRequest: (base) => ({ ...base, ...request(counter++) }) }],
+    requests: [{ setupRequest: (base) => ({ ...base, ...request(counter++) }), onResponse: () => void (lastResponse = performance.now()) }],
   });
-  const elapsedSeconds = (performance.now() - started) / 1000;
+  // autocannon ends a run on its one-second tick: an `amount` run is timed to its last response instead.
+  const elapsedSeconds = (lastResponse - started) / 1000;
   const cpu = cpuMsPerRequest(cpuBefore, await readCpu(target.pid, clusterDir, probe?.backendPids), result.requests.total);
   await options.afterRun?.();
   const db = measuring && mark ? await measuring.end(mark, result.requests.total) : null;
   const statuses = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count ?? 0]));
   return {
     round,
-    // autocannon's duration is whole seconds: an `amount` run, often shorter than that, is timed here.
     rps: Math.round(result.requests.total / (options.amount === undefined ? result.duration : elapsedSeconds)),
     p50: result.latency.p50,
     p99: result.latency.p99,
