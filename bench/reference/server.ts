@@ -1,14 +1,18 @@
 /**
  * The hand-written reference server: the baseline every ratio of `npm run bench` is measured against.
  *
- * It serves seed 000's `POST /api/bookings` and `GET /api/bookings` with plain Fastify, one `pg` pool
- * and named prepared statements, and nothing else: no ORM, no events, no webhooks, no job queue.
+ * It serves seed 000's `POST /api/bookings`, `GET /api/bookings`, `DELETE /api/bookings/{id}` and
+ * `PATCH /api/proposals/{id}/accept` with plain Fastify, one `pg` pool and named prepared statements, one
+ * statement a round trip, and nothing else: no ORM, no events, no webhooks, no job queue. A write is
+ * one transaction and so one commit (and, on durable storage, one WAL flush): the bench's W scenario
+ * counts the gateway's against it.
  * `GET /api/availability` runs the gateway's own named statement (imported, so the two cannot drift)
  * with the same grid alignment, cursor and answers: the ratio measures everything around the SQL.
  * It must stay semantically equal to the gateway's REST layer (src/modules/scheduling/rest/booking.*,
  * booking.service.ts): the same credential lookup on every request (sha256 of the token, no cache),
- * the same 401/403/409/429 answers, the same transaction (agent row lock, cap count, insert of the
- * booking and its slot, the exclusion constraint deciding overlaps) and the same list query.
+ * the same 401/403/404/409/429 answers, the same transactions (agent row lock, cap count, insert of the
+ * booking and its slot, the exclusion constraint deciding overlaps; cancel_booking's and
+ * accept_proposal's locks and conditional updates) and the same list query.
  * If the gateway's semantics change, change this file with them, or the ratios stop meaning anything.
  *
  *   PORT=3001 HOST=127.0.0.1 DATABASE_URL=postgres://… node --import @swc-node/register/esm-register bench/reference/server.ts
@@ -38,6 +42,34 @@ const SQL = {
            values ($1, $2, $3, $4, 'confirmed', null, '[]', $5, $4)`,
   },
   insertSlot: { name: 'ref_insert_slot', text: 'insert into booking_slots (booking_id, agent_id, starts_at, ends_at) values ($1, $2, $3, $4)' },
+  cancel: {
+    name: 'ref_cancel',
+    text: `update bookings set status = 'cancelled', cancelled_at = $3 where id = $1 and agent_id = $2 and status = 'confirmed' returning id`,
+  },
+  freeSlots: { name: 'ref_free_slots', text: 'delete from booking_slots where booking_id = $1' },
+  owner: { name: 'ref_owner', text: 'select agent_id from bookings where id = $1' },
+  proposal: { name: 'ref_proposal', text: 'select proposer_agent_id, target_agent_id, starts_at, ends_at from proposals where id = $1' },
+  lockTwo: { name: 'ref_lock_two', text: 'select 1 from agents where id = any($1::uuid[]) order by id for no key update' },
+  decide: {
+    name: 'ref_decide',
+    text: `update proposals set status = 'accepted', decided_at = $2 where id = $1 and status = 'pending' returning id`,
+  },
+  proposalStatus: { name: 'ref_proposal_status', text: 'select status from proposals where id = $1' },
+  sourceSlot: {
+    name: 'ref_source_slot',
+    text: `select b.id, b.rrule from booking_slots s join bookings b on b.id = s.booking_id
+            where s.agent_id = $1 and tstzrange(s.starts_at, s.ends_at, '[)') && tstzrange($2, $3, '[)')
+              and s.starts_at = $2 and s.ends_at = $3 and b.status = 'confirmed' limit 1`,
+  },
+  transferBooking: { name: 'ref_transfer_booking', text: 'update bookings set agent_id = $2 where id = $1' },
+  transferSlots: { name: 'ref_transfer_slots', text: 'update booking_slots set agent_id = $2 where booking_id = $1' },
+  excludeOccurrence: { name: 'ref_exclude_occurrence', text: 'select 1 from booking_exclude_occurrences($1, array[$2::timestamptz])' },
+  linkBooking: {
+    name: 'ref_link_booking',
+    text: `update proposals set booking_id = $2 where id = $1
+           returning id, proposer_agent_id as "proposerAgentId", target_agent_id as "targetAgentId", starts_at as "startsAt",
+                     ends_at as "endsAt", status, created_at as "createdAt"`,
+  },
   list: {
     name: 'ref_list',
     text: `select id, agent_id as "agentId", starts_at as "startsAt", ends_at as "endsAt", status, rrule,
@@ -66,6 +98,7 @@ async function authenticate(request: FastifyRequest): Promise<string> {
   return rows[0].id;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const badRequest = (field: string, message: string) => new HttpError(400, 'validation', message, field);
 
 const dateTime = { type: 'string', format: 'date-time' } as const;
@@ -76,6 +109,34 @@ const bookingItem = {
     rrule: { type: ['string', 'null'] }, warningSentAt: { type: ['string', 'null'], format: 'date-time' }, createdAt: dateTime,
   },
 } as const;
+
+const proposalItem = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' }, proposerAgentId: { type: 'string' }, targetAgentId: { type: 'string' }, startsAt: dateTime, endsAt: dateTime,
+    status: { type: 'string' }, createdAt: dateTime,
+  },
+} as const;
+
+/** `work` in one transaction on one connection; an overlap of the agent's slots is 409 slot_taken. */
+async function transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    const result = await work(client);
+    await client.query('commit');
+    return result;
+  } catch (error) {
+    await client.query('rollback').catch(() => undefined);
+    const pgError = error as { code?: string; constraint?: string };
+    if (pgError.code === '23P01' && pgError.constraint === 'booking_slots_no_overlap') {
+      throw new HttpError(409, 'slot_taken', 'the time range overlaps another booking of this agent');
+    }
+    throw error;
+  } finally {
+    client.release();
+  }
+}
 
 const app = Fastify({ logger: false });
 // Validation as in the gateway: unknown properties are errors (never stripped), bodies are not coerced.
@@ -127,26 +188,72 @@ app.post<{ Body: { agentId: string; startsAt: string; endsAt: string } }>('/api/
 
   const id = randomUUID();
   const now = new Date();
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
+  await transaction(async (client) => {
     await client.query({ ...SQL.lock, values: [actor] });
     const { rows } = await client.query<{ n: number }>({ ...SQL.live, values: [actor, now, CAP] });
     if (rows[0]!.n >= CAP) throw new HttpError(429, 'booking_cap_reached', `the free tier allows ${CAP} confirmed bookings that have not ended`);
     await client.query({ ...SQL.insertBooking, values: [id, actor, startsAt, endsAt, now] });
     await client.query({ ...SQL.insertSlot, values: [id, actor, startsAt, endsAt] });
-    await client.query('commit');
-  } catch (error) {
-    await client.query('rollback').catch(() => undefined);
-    const pgError = error as { code?: string; constraint?: string };
-    if (pgError.code === '23P01' && pgError.constraint === 'booking_slots_no_overlap') {
-      throw new HttpError(409, 'slot_taken', 'the time range overlaps another booking of this agent');
-    }
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
   return reply.code(201).send({ id, agentId: actor, startsAt, endsAt, status: 'confirmed', rrule: null, warningSentAt: null, createdAt: now });
+});
+
+// Soft-cancel, as cancel_booking: under the owner's row lock, the booking's slots freed; cancelling twice is fine.
+app.delete<{ Params: { id: string } }>('/api/bookings/:id', async (request, reply) => {
+  const actor = await authenticate(request);
+  const { id } = request.params;
+  if (!UUID.test(id)) throw new HttpError(404, 'not_found', `no booking ${id}`);
+  await transaction(async (client) => {
+    await client.query({ ...SQL.lock, values: [actor] });
+    const cancelled = await client.query({ ...SQL.cancel, values: [id, actor, new Date()] });
+    if (cancelled.rowCount) {
+      await client.query({ ...SQL.freeSlots, values: [id] });
+      return;
+    }
+    const { rows } = await client.query<{ agent_id: string }>({ ...SQL.owner, values: [id] });
+    if (!rows[0]) throw new HttpError(404, 'not_found', `no booking ${id}`);
+    if (rows[0].agent_id !== actor) throw new HttpError(403, 'forbidden', 'the booking belongs to another agent');
+  });
+  return reply.code(204).send();
+});
+
+// Accept, as accept_proposal: both agents locked in id order, the conditional status update, then the
+// target's slot of exactly the proposal's range moves to the proposer (a single booking whole; an
+// occurrence of a series leaves it through the gateway's writer function, as in accept_proposal),
+// or a new booking is written for the proposer. An overlap on the proposer's calendar is 409 slot_taken.
+app.patch<{ Params: { id: string } }>('/api/proposals/:id/accept', {
+  schema: { response: { 200: proposalItem } },
+}, async (request) => {
+  const actor = await authenticate(request);
+  const { id } = request.params;
+  if (!UUID.test(id)) throw new HttpError(404, 'not_found', `no proposal ${id}`);
+  const now = new Date();
+  return transaction(async (client) => {
+    const found = await client.query<{ proposer_agent_id: string; target_agent_id: string; starts_at: Date; ends_at: Date }>({ ...SQL.proposal, values: [id] });
+    const proposal = found.rows[0];
+    if (!proposal) throw new HttpError(404, 'not_found', `no proposal ${id}`);
+    if (proposal.target_agent_id !== actor) throw new HttpError(403, 'forbidden', 'only the target agent may accept');
+    await client.query({ ...SQL.lockTwo, values: [[proposal.proposer_agent_id, proposal.target_agent_id]] });
+    const decided = await client.query({ ...SQL.decide, values: [id, now] });
+    if (!decided.rowCount) {
+      const { rows } = await client.query<{ status: string }>({ ...SQL.proposalStatus, values: [id] });
+      throw new HttpError(409, 'proposal_not_pending', `the proposal is already ${rows[0]?.status}`);
+    }
+    const { starts_at: startsAt, ends_at: endsAt } = proposal;
+    const source = (await client.query<{ id: string; rrule: string | null }>({ ...SQL.sourceSlot, values: [actor, startsAt, endsAt] })).rows[0];
+    let bookingId: string;
+    if (source && source.rrule === null) {
+      bookingId = source.id;
+      await client.query({ ...SQL.transferBooking, values: [bookingId, proposal.proposer_agent_id] });
+      await client.query({ ...SQL.transferSlots, values: [bookingId, proposal.proposer_agent_id] });
+    } else {
+      if (source) await client.query({ ...SQL.excludeOccurrence, values: [source.id, startsAt] });
+      bookingId = randomUUID();
+      await client.query({ ...SQL.insertBooking, values: [bookingId, proposal.proposer_agent_id, startsAt, endsAt, now] });
+      await client.query({ ...SQL.insertSlot, values: [bookingId, proposal.proposer_agent_id, startsAt, endsAt] });
+    }
+    return (await client.query({ ...SQL.linkBooking, values: [id, bookingId] })).rows[0];
+  });
 });
 
 app.get<{ Querystring: { limit: number; from?: string; to?: string } }>('/api/bookings', {
@@ -172,7 +279,6 @@ app.get<{ Querystring: { limit: number; from?: string; to?: string } }>('/api/bo
 
 // ---- GET /api/availability: the same statement as the gateway's, the same limits and answers.
 const AVAILABILITY_LIMITS = { maxOtherAgents: 20, maxWindowDays: 31, maxBookedSlots: 50_000 } as const;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const encodeCursor = (start: Date) => Buffer.from(`slot:${start.toISOString()}`).toString('base64url');
 function decodeCursor(cursor: string): Date {
   const text = Buffer.from(cursor, 'base64url').toString();

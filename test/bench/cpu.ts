@@ -24,14 +24,14 @@ async function ticksOf(pid: number): Promise<ProcessTicks | null> {
   return { parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) };
 }
 
-/** The postmaster (first line of postmaster.pid) and its children (backends, WAL writer, …) with their ticks. */
-async function clusterTicks(clusterDir: string): Promise<Map<number, number> | null> {
+/** The postmaster (first line of postmaster.pid) and its children (backends, WAL writer, …) with their ticks, but for `exclude`. */
+async function clusterTicks(clusterDir: string, exclude: ReadonlySet<number>): Promise<Map<number, number> | null> {
   const postmaster = Number((await readFile(join(clusterDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
   if (!postmaster) return null;
   const result = new Map<number, number>();
   for (const entry of await readdir('/proc')) {
     const pid = Number(entry);
-    if (!Number.isInteger(pid)) continue;
+    if (!Number.isInteger(pid) || exclude.has(pid)) continue;
     const found = await ticksOf(pid);
     if (found && (pid === postmaster || found.parent === postmaster)) result.set(pid, found.ticks);
   }
@@ -43,10 +43,14 @@ export interface CpuReading {
   database: Map<number, number> | null;
 }
 
-export async function readCpu(serverPid: number | undefined, clusterDir: string | undefined): Promise<CpuReading> {
+/**
+ * `exclude`: backends that are the bench's own (its wait-event sampler and statistics reader), whose work
+ * is not the target's.
+ */
+export async function readCpu(serverPid: number | undefined, clusterDir: string | undefined, exclude: ReadonlySet<number> = new Set()): Promise<CpuReading> {
   const [server, database] = await Promise.all([
     serverPid === undefined ? null : ticksOf(serverPid),
-    clusterDir === undefined ? null : clusterTicks(clusterDir),
+    clusterDir === undefined ? null : clusterTicks(clusterDir, exclude),
   ]);
   return { server: server?.ticks ?? null, database };
 }

@@ -3,6 +3,15 @@
  * server (bench/reference/server.ts: plain Fastify + pg, same SQL semantics, no events), both as child
  * processes on one throwaway embedded PostgreSQL (or DATABASE_URL), with the same seeded data.
  *
+ * Durability (BENCH_DURABILITY): `durable` (the default) runs the embedded PostgreSQL with its stock
+ * settings, fsync, synchronous_commit and full_page_writes on, as operators run it: every commit that
+ * wrote something waits for its WAL flush, which is where a write's time goes on real storage. `cpu` runs
+ * it with all three off (the bench's settings before the durable table): the numbers are then CPU, not
+ * disk. `both` runs the whole bench twice, durable first, each pass on a cluster of its own, and prints a
+ * summary table for each. Both targets always share one cluster and its settings. The cluster also
+ * records commit times (track_commit_timestamp, for S6 and S10) and, with W or BENCH_SQL_STATS=1, loads
+ * pg_stat_statements; otherwise it is PostgreSQL 18's defaults (128 MB shared_buffers, …).
+ *
  * Scenarios (each timed run alternates gateway and reference; ratios are gateway / reference):
  *   S1  POST /api/bookings, a fresh 1-minute slot per request, agents round-robin (all 201)
  *   S2  GET /api/bookings over a 3-month window that holds 50+ rows, limit 50, agents round-robin
@@ -16,20 +25,53 @@
  *   S8  GET /api/availability: 10 agents with 500 bookings each in a 30-day window, each asking about the
  *       other nine over that window (30-minute slots on a 15-minute grid, limit 50); the reference runs
  *       the same named statement over node-postgres
+ *   S9  S1's load for agents holding 10 live bookings vs agents holding 10,000 (50 agents a group, 20 in
+ *       smoke; seeded with SQL as create_booking writes them: booking, slot, booking.created event), both
+ *       targets; the ratio many/few per target (the issue's target: within 10 %). The creates add live
+ *       bookings as they go (future slots, as agents book): the live counts before and after are printed
+ *   S10 events at scale: 10,000 subscriptions on 1,000 sockets of 100 agents (10 sockets of 10 subscriptions
+ *       per agent, from 127.0.0.2–127.0.0.5, 250 sockets each: one address may hold 500), 20 creates a second
+ *       spread over the agents: commit → receipt p50/p99, every event to all 100 of its agent's subscriptions
+ *       (rule); the gateway's heap and RSS idle, with the sockets open, with the subscriptions, each after a
+ *       forced GC, and after the sockets closed: memory per socket and per idle subscription (issue target
+ *       ≤ 8 KB heap). The subscriptions open at BENCH_S10_SUBSCRIBE_PER_SECOND (1,000; 0 = all at once, as when
+ *       every client reconnects after a deploy). Gateway only; its memory is read through the inspector
+ *       (inspector.ts), opened by SIGUSR1 only here
+ *   W   (not in the default set) the write path, per request, gateway vs reference, for a create
+ *       (POST /api/bookings), a cancel (DELETE /api/bookings/{id}) and a proposal accept (PATCH
+ *       /api/proposals/{id}/accept, the target's booking of exactly that range moving to the proposer):
+ *       BENCH_W_REQUESTS requests each at BENCH_CONNECTIONS and a quarter of them one at a time (where no
+ *       group commit shares a flush between requests), with commits, WAL flushes and waits, and the statements
+ *       PostgreSQL ran for them (pg_stat_statements: round trips, NOTIFYs, WAL per statement); first, what the
+ *       servers' background costs with no requests
  *
- * Environment: BENCH_ROUNDS (3), BENCH_SECONDS (10 per timed run), BENCH_CONNECTIONS (16),
- * BENCH_SCENARIOS (S1,…,S8: a subset), BENCH_SMOKE=1 (1 round of 2 s, 100 agents, fewer subscribers),
+ * Every load run reports, per request: the CPU of the target's process and of PostgreSQL's processes
+ * (cpu.ts), and what it cost the database (db-cost.ts): commits (commit records in the run's WAL), WAL
+ * bytes, the wait events of the busy backends (pg_stat_activity sampled every BENCH_WAIT_SAMPLE_MS), and
+ * for writes (S1, S5, W) WAL flushes and transactions, from PostgreSQL's cumulative statistics, which
+ * are complete only BENCH_STATS_SETTLE_MS after the run (the bench waits that long around those runs, so
+ * they also count the servers' background work in those waits). A write run starts right after a
+ * CHECKPOINT: every run pays the full-page images of the pages it is the first to change (without it,
+ * whichever target ran first after a checkpoint paid them for both).
+ *
+ * Environment: BENCH_DURABILITY (durable | cpu | both), BENCH_ROUNDS (3), BENCH_SECONDS (10 per timed run),
+ * BENCH_CONNECTIONS (16), BENCH_SCENARIOS (S1,…,S10 by default; a subset, W included only when named),
+ * BENCH_SMOKE=1 (1 round of 2 s, 100 agents, fewer subscribers, smaller S9/S10/W),
  * BENCH_S6_SOCKETS (100: WebSocket connections the 1,000 S6 subscriptions share; 1000 = one each),
- * BENCH_S6_PROCESSES (2: processes the S6 subscribers run in, apart from the load generator; see subscribers.ts),
+ * BENCH_S6_PROCESSES (2: processes the S6 and S10 subscribers run in, apart from the load generator; see subscribers.ts),
  * BENCH_S6_INTERVAL_MS (50: a create starts this long after the previous one started, or when it ends if
  * later; 20 events/s is 20,000 messages/s to the subscribers. 0 = back to back: the machine's two cores are
- * then saturated by gateway, PostgreSQL and subscribers together, and the latency is mostly queueing),
- * DATABASE_URL (an existing database instead of the embedded one; the bench adds its own agents),
+ * then saturated by gateway, PostgreSQL and subscribers together, and the latency is mostly queueing; S10
+ * paces its creates the same way),
+ * BENCH_W_REQUESTS (2,000; 400 in smoke), BENCH_WAIT_SAMPLE_MS (10; 0 = no sampling),
+ * BENCH_STATS_SETTLE_MS (10,500; 0 = no flush and transaction counts, and no waiting for them),
+ * DATABASE_URL (an existing database instead of the embedded one; the bench adds its own agents and makes
+ * one pass with that server's settings, which the summary names; BENCH_DURABILITY does not apply),
+ * BENCH_S10_SUBSCRIBE_PER_SECOND (1,000; 0 = all at once),
  * BENCH_SQL_STATS=1 (embedded database only: pg_stat_statements on; the statements that took the most
  * database time in the first timed round of S1 and of S5 are printed after it),
  * BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
- * The embedded cluster runs without fsync (both targets alike): the numbers are CPU, not disk.
- * Exits non-zero when a rule is broken (S1 non-201, S4 race outcome, S6 missing deliveries, …).
+ * Exits non-zero when a rule is broken (S1/S9/W non-2xx, S4 race outcome, S6/S10 missing deliveries, …).
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
@@ -46,7 +88,9 @@ import { createClient, type Client } from 'graphql-ws';
 import pg from 'pg';
 import WebSocket from 'ws';
 import { cpuMsPerRequest, readCpu } from './cpu.js';
-import type { FromSubscribers, StartSubscribers, SubscribersReceipts, SubscribersStatus, ToSubscribers } from './subscribers.js';
+import { DbProbe, type DbCost, type WaitShare } from './db-cost.js';
+import { GatewayInspector, type MemoryReading } from './inspector.js';
+import type { FromSubscribers, SocketPlan, StartSubscribers, SubscribersReceipts, SubscribersStatus, ToSubscribers } from './subscribers.js';
 import { LIMIT_SETTINGS } from '../../src/modules/agents/index.js';
 import { freePort, startEmbeddedPostgres } from '../../src/platform/db/embedded-postgres.js';
 import { createLogger } from '../../src/platform/logger.js';
@@ -81,14 +125,42 @@ if (!Number.isInteger(S6_INTERVAL_MS) || S6_INTERVAL_MS < 0) throw new Error('BE
 if (S6_SUBSCRIBERS % S6_SOCKETS !== 0) throw new Error(`BENCH_S6_SOCKETS must divide the ${S6_SUBSCRIBERS} S6 subscriptions`);
 const S6_CREATES = SMOKE ? 50 : 200;
 const S7_HISTORY = SMOKE ? 10_000 : 100_000;
+/** S9: agents a group, and the live bookings each agent of a group holds before the runs. */
+const S9_AGENTS = SMOKE ? 20 : 50;
+const S9_FEW = 10;
+const S9_MANY = 10_000;
+/** S10: agents, sockets per agent, subscriptions per socket; local addresses the sockets leave from. */
+const S10_AGENTS = 100;
+const S10_SOCKETS_PER_AGENT = 10;
+const S10_SUBSCRIPTIONS_PER_SOCKET = 10;
+const S10_LOCAL_ADDRESSES = ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'];
+const S10_SUBSCRIBE_PER_SECOND = Number(process.env.BENCH_S10_SUBSCRIBE_PER_SECOND ?? 1_000);
+if (!Number.isInteger(S10_SUBSCRIBE_PER_SECOND) || S10_SUBSCRIBE_PER_SECOND < 0) throw new Error('BENCH_S10_SUBSCRIBE_PER_SECOND must be a whole number, 0 or more');
+/** S10 creates a round: 20 a second for about BENCH_SECONDS, the same number for every agent. */
+const S10_CREATES = S10_AGENTS * Math.max(1, Math.round((20 * SECONDS) / S10_AGENTS));
+const W_REQUESTS = positive('BENCH_W_REQUESTS', SMOKE ? 400 : 2000);
+const WAIT_SAMPLE_MS = Number(process.env.BENCH_WAIT_SAMPLE_MS ?? 10);
+const STATS_SETTLE_MS = Number(process.env.BENCH_STATS_SETTLE_MS ?? 10_500);
+for (const [name, value] of [['BENCH_WAIT_SAMPLE_MS', WAIT_SAMPLE_MS], ['BENCH_STATS_SETTLE_MS', STATS_SETTLE_MS]] as const) {
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number of milliseconds, 0 or more`);
+}
+type Durability = 'durable' | 'cpu';
+const DURABILITIES: Durability[] = (() => {
+  const raw = process.env.BENCH_DURABILITY || 'durable';
+  if (raw === 'both') return ['durable', 'cpu'];
+  if (raw === 'durable' || raw === 'cpu') return [raw];
+  throw new Error(`BENCH_DURABILITY must be durable, cpu or both, not ${raw}`);
+})();
 const S7_REQUESTS = SMOKE ? 100 : 500;
 /** Each S7 series stops early after this long (the history agent can be slow). */
 const S7_MAX_SECONDS = SMOKE ? 3 : 8;
 
-const ALL_SCENARIOS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8'] as const;
+const ALL_SCENARIOS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8', 'S9', 'S10', 'W'] as const;
 type ScenarioId = (typeof ALL_SCENARIOS)[number];
+/** W is a diagnosis (and loads pg_stat_statements for the whole run): only when named. */
+const DEFAULT_SCENARIOS = ALL_SCENARIOS.filter((scenario) => scenario !== 'W');
 const SELECTED = new Set(
-  (process.env.BENCH_SCENARIOS || ALL_SCENARIOS.join(','))
+  (process.env.BENCH_SCENARIOS || DEFAULT_SCENARIOS.join(','))
     .split(',')
     .map((name) => name.trim().toUpperCase())
     .filter(Boolean),
@@ -120,6 +192,18 @@ const s5Year = (round: number) => 2073 + round;
 const s4Slot = (round: number, target: TargetName) => Date.UTC(2093, 0, 1 + 2 * round + (target === 'gateway' ? 0 : 1), 10);
 const s6Year = (round: number) => 2094 + round;
 const warmUpYear = (target: TargetName) => (target === 'gateway' ? 2071 : 2072);
+const s10Year = (round: number) => 2120 + round;
+/** S9: seeded calendars from 2150 (10,000 bookings two hours apart reach into 2152); each timed run books its own two days of 2153. */
+const S9_SEED_START = '2150-01-01T00:00:00.000Z';
+const s9Start = (round: number, target: TargetName, group: 'few' | 'many') =>
+  Date.UTC(2153, 0, 1 + 2 * (4 * round + (target === 'gateway' ? 0 : 2) + (group === 'few' ? 0 : 1)));
+const s9WarmUp = (target: TargetName) => Date.UTC(2154, 6, target === 'gateway' ? 1 : 3);
+/**
+ * W: every run (round, one-at-a-time or concurrent, target) books days of its own, from 2165 (creates), 2168
+ * (bookings to cancel) and 2171 (proposals to accept); `spanDays` is what one run needs.
+ */
+const wRunIndex = (round: number, sequential: boolean, target: TargetName) => (2 * (round + 1) + (sequential ? 1 : 0)) * 2 + (target === 'gateway' ? 0 : 1);
+const W_REGIONS = { create: Date.UTC(2165, 0, 1), cancel: Date.UTC(2168, 0, 1), accept: Date.UTC(2171, 0, 1) } as const;
 /** Untimed load before the first round of S1, S2 and S3, so no target is measured cold (JIT, pools, plans). */
 const WARM_UP_SECONDS = SMOKE ? 1 : 2;
 
@@ -156,10 +240,12 @@ interface LoadRun {
   statuses: Record<string, number>;
   /** CPU milliseconds per request of the target's process and of PostgreSQL's (null where unknown). */
   cpuMs: { server: number | null; database: number | null };
+  /** What the run cost the database, per request (db-cost.ts); null without a probe. */
+  db: DbCost | null;
 }
 
 interface HttpRequestSpec {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE' | 'PATCH';
   path: string;
   headers: Record<string, string>;
   body?: string;
@@ -210,21 +296,48 @@ async function postJson(base: string, path: string, body: unknown, agent: Agent)
 const bookingBody = (agent: Agent, startsAt: number, minutes: number) =>
   JSON.stringify({ agentId: agent.id, startsAt: new Date(startsAt).toISOString(), endsAt: new Date(startsAt + minutes * MINUTE).toISOString() });
 
+interface LoadOptions {
+  /** Timed run length (default BENCH_SECONDS); ignored with `amount`. */
+  seconds?: number;
+  /** Exactly this many requests instead of a timed run. */
+  amount?: number;
+  /** Connections (default BENCH_CONNECTIONS). */
+  connections?: number;
+  /** Also count WAL flushes and transactions (waits BENCH_STATS_SETTLE_MS around the run, see db-cost.ts). */
+  settle?: boolean;
+  /** A warm-up: nothing measured on the database side. */
+  untimed?: boolean;
+  /** Run right before the load starts and right after it ends (W: pg_stat_statements of the run alone). */
+  beforeRun?: () => Promise<void>;
+  afterRun?: () => Promise<void>;
+}
+
+const warmUp = (target: Target, request: (n: number) => HttpRequestSpec) => load(target, -1, request, { seconds: WARM_UP_SECONDS, untimed: true });
+
 /** A timed autocannon run; `request(n)` builds the n-th request. */
-async function load(target: Target, round: number, request: (n: number) => HttpRequestSpec, seconds = SECONDS): Promise<LoadRun> {
+async function load(target: Target, round: number, request: (n: number) => HttpRequestSpec, options: LoadOptions = {}): Promise<LoadRun> {
   let counter = 0;
-  const cpuBefore = await readCpu(target.pid, clusterDir);
+  const measuring = options.untimed ? undefined : probe;
+  const mark = await measuring?.begin(options.settle ?? false);
+  await options.beforeRun?.();
+  const cpuBefore = await readCpu(target.pid, clusterDir, probe?.backendPids);
+  const started = performance.now();
+  let lastResponse = started;
   const result = await autocannon({
     url: target.base,
-    connections: CONNECTIONS,
-    duration: seconds,
-    requests: [{ setupRequest: (base) => ({ ...base, ...request(counter++) }) }],
+    connections: options.connections ?? CONNECTIONS,
+    ...(options.amount === undefined ? { duration: options.seconds ?? SECONDS } : { amount: options.amount }),
+    requests: [{ setupRequest: (base) => ({ ...base, ...request(counter++) }), onResponse: () => void (lastResponse = performance.now()) }],
   });
-  const cpu = cpuMsPerRequest(cpuBefore, await readCpu(target.pid, clusterDir), result.requests.total);
+  // autocannon ends a run on its one-second tick: an `amount` run is timed to its last response instead.
+  const elapsedSeconds = (lastResponse - started) / 1000;
+  const cpu = cpuMsPerRequest(cpuBefore, await readCpu(target.pid, clusterDir, probe?.backendPids), result.requests.total);
+  await options.afterRun?.();
+  const db = measuring && mark ? await measuring.end(mark, result.requests.total) : null;
   const statuses = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count ?? 0]));
   return {
     round,
-    rps: Math.round(result.requests.total / result.duration),
+    rps: Math.round(result.requests.total / (options.amount === undefined ? result.duration : elapsedSeconds)),
     p50: result.latency.p50,
     p99: result.latency.p99,
     requests: result.requests.total,
@@ -232,6 +345,7 @@ async function load(target: Target, round: number, request: (n: number) => HttpR
     errors: result.errors + result.timeouts,
     statuses,
     cpuMs: cpu,
+    db,
   };
 }
 
@@ -280,6 +394,8 @@ async function stopChild(name: string, child: ChildProcess): Promise<void> {
 // Seeding (SQL, not HTTP)
 
 interface Seeded {
+  /** The agent the bench's agents hang under. */
+  rootId: string;
   agents: Agent[];
   /** S7: one booking, in the window. */
   flat: Agent;
@@ -299,6 +415,44 @@ async function insertAgents(db: pg.Pool, count: number, parentId: string, prefix
     [agents.map((agent) => agent.id), agents.map((agent) => sha256Hex(agent.token)), prefix, parentId],
   );
   return agents;
+}
+
+/**
+ * Confirmed single bookings as create_booking writes them (booking_insert's row and slot, record_booking_event's
+ * booking.created event in each agent's order; no webhook_fanout row: these agents have no webhooks), set-based.
+ * `source` selects (id uuid, agent_id uuid, starts_at timestamptz, ends_at timestamptz).
+ */
+async function insertBookingsAsCreated(pool: pg.Pool, source: string, params: unknown[]): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    await client.query(`create temporary table seed_source on commit drop as ${source}`, params);
+    await client.query(
+      `insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at, live_until)
+       select id, agent_id, starts_at, ends_at, 'confirmed', null, '[]', now(), ends_at from seed_source`,
+    );
+    await client.query('insert into booking_slots (booking_id, agent_id, starts_at, ends_at) select id, agent_id, starts_at, ends_at from seed_source');
+    await client.query(
+      `insert into booking_events (agent_id, type, booking_id, booking, created_at)
+       select b.agent_id, 'booking.created', b.id, booking_item(b), b.created_at
+         from seed_source s join bookings b on b.id = s.id order by s.agent_id, s.starts_at`,
+    );
+    await client.query('commit');
+  } catch (error) {
+    await client.query('rollback').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * After seeding: statistics for the planner, and a checkpoint, so the seed's dirty pages are written
+ * before anything is timed rather than during a timed run (a durable cluster's checkpoint costs disk).
+ */
+async function settleSeed(pool: pg.Pool, tables: string, options: { vacuum?: boolean } = {}): Promise<void> {
+  await pool.query(`${options.vacuum ? 'vacuum (analyze)' : 'analyze'} ${tables}`);
+  await pool.query('checkpoint').catch(() => undefined); // superuser (or pg_checkpoint) only; DATABASE_URL may not be
 }
 
 async function seed(db: pg.Pool): Promise<Seeded> {
@@ -372,12 +526,12 @@ async function seed(db: pg.Pool): Promise<Seeded> {
     );
   }
   await Promise.all(work);
-  await db.query('analyze agents, bookings, booking_slots');
   // Availability reads slots index-only; autovacuum would mark the freshly written pages all-visible within a minute.
   if (runs('S8')) await db.query('vacuum booking_slots');
+  await settleSeed(db, 'agents, bookings, booking_slots');
   const count = await db.query<{ n: string }>('select count(*) as n from bookings where agent_id = any($1::uuid[])', [[...agents, flat, history].map((agent) => agent.id)]);
   note(`seeded ${agents.length + 2} agents and ${count.rows[0]!.n} bookings (+ slots) with SQL in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return { agents, flat, history, availability };
+  return { rootId, agents, flat, history, availability };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -385,7 +539,11 @@ async function seed(db: pg.Pool): Promise<Seeded> {
 
 /** S1 (and S5): every request books a fresh minute in `year` for the next agent, round-robin. */
 function createRequests(agents: Agent[], year: number) {
-  const start = Date.UTC(year, 0, 1);
+  return createRequestsFrom(agents, Date.UTC(year, 0, 1));
+}
+
+/** Every request books the next agent's next minute from `start` (epoch ms), round-robin. */
+function createRequestsFrom(agents: Agent[], start: number) {
   return (n: number): HttpRequestSpec => {
     const agent = agents[n % agents.length]!;
     return {
@@ -397,10 +555,10 @@ function createRequests(agents: Agent[], year: number) {
   };
 }
 
-function checkAllCreated(scenario: string, target: TargetName, run: LoadRun): void {
-  const created = run.statuses['201'] ?? 0;
+function checkAllCreated(scenario: string, target: TargetName, run: LoadRun, status = 201): void {
+  const created = run.statuses[String(status)] ?? 0;
   if (created !== run.requests || run.errors) {
-    problems.push(`${scenario} ${target} round ${run.round + 1}: ${created} of ${run.requests} answered 201 (statuses ${JSON.stringify(run.statuses)}, ${run.errors} errors)`);
+    problems.push(`${scenario} ${target} round ${run.round + 1}: ${created} of ${run.requests} answered ${status} (statuses ${JSON.stringify(run.statuses)}, ${run.errors} errors)`);
   }
 }
 
@@ -493,6 +651,19 @@ async function assertListOf50(targets: Target[], agent: Agent): Promise<void> {
 async function checkSameSemantics(targets: Target[], agents: Agent[]): Promise<void> {
   const [a, b] = [agents[0]!, agents[1]!];
   const at = (target: Target) => Date.UTC(2140, 0, target.name === 'gateway' ? 1 : 2, 10);
+  // A booking of a's to cancel, and a proposal of b's for another booking of a's, for each target.
+  const cancelAt = (target: Target) => Date.UTC(2141, 0, target.name === 'gateway' ? 1 : 2, 10);
+  const proposedAt = (target: Target) => Date.UTC(2141, 0, target.name === 'gateway' ? 3 : 4, 10);
+  const toCancel = new Map<TargetName, string>();
+  const proposals = new Map<TargetName, string>();
+  for (const target of targets) {
+    const created = await postJson(target.base, '/api/bookings', JSON.parse(bookingBody(a, cancelAt(target), 30)) as unknown, a);
+    if (created.status !== 201) throw new Error(`semantics: ${target.name} did not create the booking to cancel: ${created.status} ${JSON.stringify(created.body)}`);
+    toCancel.set(target.name, String(created.body.id));
+    proposals.set(target.name, (await seedProposals(db!, [{ proposer: b, target: a, startsAt: proposedAt(target), minutes: 30 }]))[0]!);
+  }
+  const bookingPath = (t: Target) => `${t.base}/api/bookings/${toCancel.get(t.name)}`;
+  const acceptPath = (t: Target, id = proposals.get(t.name)) => `${t.base}/api/proposals/${id}/accept`;
   const cases: { name: string; send: (target: Target) => Promise<Response> }[] = [
     { name: 'no credential', send: (t) => fetch(`${t.base}${LIST_PATH}`) },
     { name: 'unknown token', send: (t) => fetch(`${t.base}${LIST_PATH}`, { headers: { authorization: 'Bearer agt_unknown' } }) },
@@ -505,9 +676,19 @@ async function checkSameSemantics(targets: Target[], agents: Agent[]): Promise<v
     { name: 'extra property', send: (t) => fetch(`${t.base}/api/bookings`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(a) }, body: JSON.stringify({ ...(JSON.parse(bookingBody(a, at(t), 30)) as object), rrule: 'FREQ=DAILY' }) }) },
     { name: 'create', send: (t) => fetch(`${t.base}/api/bookings`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(a) }, body: bookingBody(a, at(t), 30) }) },
     { name: 'overlap', send: (t) => fetch(`${t.base}/api/bookings`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(a) }, body: bookingBody(a, at(t) + 10 * MINUTE, 30) }) },
+    { name: "cancel another agent's booking", send: (t) => fetch(bookingPath(t), { method: 'DELETE', headers: bearer(b) }) },
+    { name: 'cancel', send: (t) => fetch(bookingPath(t), { method: 'DELETE', headers: bearer(a) }) },
+    { name: 'cancel again', send: (t) => fetch(bookingPath(t), { method: 'DELETE', headers: bearer(a) }) },
+    { name: 'cancel an unknown booking', send: (t) => fetch(`${t.base}/api/bookings/${randomUUID()}`, { method: 'DELETE', headers: bearer(a) }) },
+    { name: 'cancel a malformed id', send: (t) => fetch(`${t.base}/api/bookings/not-a-uuid`, { method: 'DELETE', headers: bearer(a) }) },
+    { name: 'accept as the proposer', send: (t) => fetch(acceptPath(t), { method: 'PATCH', headers: bearer(b) }) },
+    { name: 'accept', send: (t) => fetch(acceptPath(t), { method: 'PATCH', headers: bearer(a) }) },
+    { name: 'accept again', send: (t) => fetch(acceptPath(t), { method: 'PATCH', headers: bearer(a) }) },
+    { name: 'accept an unknown proposal', send: (t) => fetch(acceptPath(t, randomUUID()), { method: 'PATCH', headers: bearer(a) }) },
   ];
   const shape = async (response: Response) => {
-    const body = (await response.json()) as Record<string, unknown>;
+    const text = await response.text();
+    const body = (text ? JSON.parse(text) : {}) as Record<string, unknown>;
     const detail = response.status === 400 ? Object.keys((body.errors as object | undefined) ?? {}).join(',') || String(body.error) : String(body.error ?? Object.keys(body).sort().join(','));
     return `${response.status} ${detail}`;
   };
@@ -515,6 +696,36 @@ async function checkSameSemantics(targets: Target[], agents: Agent[]): Promise<v
     const [gateway, reference] = [await shape(await check.send(targets[0]!)), await shape(await check.send(targets[1]!))];
     if (gateway !== reference) problems.push(`semantics, ${check.name}: gateway answers ${gateway}, reference ${reference}`);
   }
+  // What the accepts did: the booking moved to the proposer, whole, on both.
+  const { rows } = await db!.query<{ agent_id: string; slots_of: string }>(
+    `select b.agent_id, (select string_agg(distinct s.agent_id::text, ',') from booking_slots s where s.booking_id = b.id) as slots_of
+       from proposals p join bookings b on b.id = p.booking_id where p.id = any($1::uuid[])`,
+    [[...proposals.values()]],
+  );
+  if (rows.length !== targets.length || rows.some((row) => row.agent_id !== b.id || row.slots_of !== b.id)) {
+    problems.push(`semantics, accept: the accepted bookings are not the proposer's with their slots on both targets (${JSON.stringify(rows)})`);
+  }
+}
+
+/**
+ * Pending proposals as POST /api/proposals writes them, each for a booking of its target of exactly the
+ * proposed range (written as create_booking writes it), so that accepting moves that booking. Answers their ids.
+ */
+async function seedProposals(pool: pg.Pool, wanted: { proposer: Agent; target: Agent; startsAt: number; minutes: number }[]): Promise<string[]> {
+  const ids = wanted.map(() => randomUUID());
+  await insertBookingsAsCreated(
+    pool,
+    `select gen_random_uuid() as id, agent_id, starts_at, starts_at + minutes * interval '1 minute' as ends_at
+       from unnest($1::uuid[], $2::timestamptz[], $3::int[]) as w(agent_id, starts_at, minutes)`,
+    [wanted.map((w) => w.target.id), wanted.map((w) => new Date(w.startsAt)), wanted.map((w) => w.minutes)],
+  );
+  await pool.query(
+    `insert into proposals (id, proposer_agent_id, target_agent_id, starts_at, ends_at, status, created_at)
+     select id, proposer, target, starts_at, starts_at + minutes * interval '1 minute', 'pending', now()
+       from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5::int[]) as w(id, proposer, target, starts_at, minutes)`,
+    [ids, wanted.map((w) => w.proposer.id), wanted.map((w) => w.target.id), wanted.map((w) => new Date(w.startsAt)), wanted.map((w) => w.minutes)],
+  );
+  return ids;
 }
 
 async function assertGraphqlOf50(gateway: Target, agent: Agent): Promise<void> {
@@ -628,29 +839,28 @@ async function subscribe(gateway: Target, agents: Agent[], sockets: number): Pro
   return { clients, subscribers, errors };
 }
 
-/** S6's subscribers, in processes of their own (subscribers.ts); requests are answered in order. */
+/** S6's and S10's subscribers, in processes of their own (subscribers.ts); requests are answered in order. */
 class SubscriberProcesses {
   private constructor(private readonly children: { child: ChildProcess; answers: { resolve: (message: FromSubscribers) => void; reject: (error: Error) => void }[] }[]) {}
 
-  static async start(gateway: Target, agent: Agent, processes: number, sockets: number, subscriptions: number): Promise<SubscriberProcesses> {
-    const children = Array.from({ length: Math.min(processes, sockets) }, () => {
+  /** `sockets` are dealt to the processes in turn; `subscribeLater`: connect only, until `subscribe()`. */
+  static async start(gateway: Target, sockets: SocketPlan[], processes: number, subscribeLater = false): Promise<SubscriberProcesses> {
+    const children = Array.from({ length: Math.min(processes, sockets.length) }, () => {
       const child = fork(fileURLToPath(new URL('./subscribers.ts', import.meta.url)), { execArgv: process.execArgv, stdio: 'inherit' });
       const entry = { child, answers: [] as { resolve: (message: FromSubscribers) => void; reject: (error: Error) => void }[] };
       child.on('message', (message: FromSubscribers) => entry.answers.shift()?.resolve(message));
-      child.on('exit', (code) => entry.answers.splice(0).forEach(({ reject }) => reject(new Error(`S6 subscriber process exited (${code})`))));
+      child.on('exit', (code) => entry.answers.splice(0).forEach(({ reject }) => reject(new Error(`subscriber process exited (${code})`))));
       return entry;
     });
     const group = new SubscriberProcesses(children);
     await Promise.all(
       children.map((_, index) => {
-        const mySockets = Math.floor(sockets / children.length) + (index < sockets % children.length ? 1 : 0);
         const start: StartSubscribers = {
           type: 'start',
           url: `${gateway.base.replace('http', 'ws')}/graphql`,
-          connectionParams: bearer(agent),
-          sockets: mySockets,
-          subscriptionsPerSocket: subscriptions / sockets,
+          sockets: sockets.filter((_, socket) => socket % children.length === index),
           query: BOOKING_EVENTS,
+          subscribeLater,
         };
         return group.ask(index, start);
       }),
@@ -658,9 +868,15 @@ class SubscriberProcesses {
     return group;
   }
 
-  async status(): Promise<{ subscriptions: number; live: number; fewest: number; errors: string[] }> {
+  /** Sends every subscription, `perSecond` a second over all processes (0: at once). */
+  async subscribe(perSecond: number): Promise<void> {
+    await Promise.all(this.children.map((_, index) => this.ask(index, { type: 'subscribe', perSecond: perSecond / this.children.length })));
+  }
+
+  async status(): Promise<{ connected: number; subscriptions: number; live: number; fewest: number; errors: string[] }> {
     const answers = (await Promise.all(this.children.map((_, index) => this.ask(index, { type: 'status' })))) as SubscribersStatus[];
     return {
+      connected: answers.reduce((sum, answer) => sum + answer.connected, 0),
       subscriptions: answers.reduce((sum, answer) => sum + answer.subscriptions, 0),
       live: answers.reduce((sum, answer) => sum + answer.live, 0),
       fewest: Math.min(...answers.map((answer) => answer.fewest)),
@@ -668,11 +884,12 @@ class SubscriberProcesses {
     };
   }
 
-  /** Every subscription's receipts since the last call (booking id → epoch ms), and each event's createdAt. */
-  async collect(): Promise<{ receipts: Map<string, number>[]; createdAt: Map<string, number> }> {
+  /** Every subscription's receipts since the last call (booking id → epoch ms) and its agent, and each event's createdAt. */
+  async collect(): Promise<{ receipts: Map<string, number>[]; agents: string[]; createdAt: Map<string, number> }> {
     const answers = (await Promise.all(this.children.map((_, index) => this.ask(index, { type: 'collect' })))) as SubscribersReceipts[];
     return {
       receipts: answers.flatMap((answer) => answer.receipts.map((received) => new Map(Object.entries(received)))),
+      agents: answers.flatMap((answer) => answer.agents),
       createdAt: new Map(answers.flatMap((answer) => Object.entries(answer.createdAt))),
     };
   }
@@ -700,6 +917,496 @@ async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: n
 }
 
 // ---------------------------------------------------------------------------------------------------
+// S9, S10 and W
+
+/** S9: S1's load for agents with 10 live bookings and for agents with 10,000, per target. */
+async function scenarioS9(targets: Target[], rootId: string): Promise<void> {
+  const pool = db!;
+  const started = performance.now();
+  const groups = {
+    few: await insertAgents(pool, S9_AGENTS, rootId, 'bench-s9-few-'),
+    many: await insertAgents(pool, S9_AGENTS, rootId, 'bench-s9-many-'),
+  };
+  // 30-minute bookings two hours apart from S9_SEED_START; the large group in two halves at once (two cores).
+  const calendars = (agents: Agent[], count: number) =>
+    insertBookingsAsCreated(
+      pool,
+      `select gen_random_uuid() as id, a.id as agent_id, $2::timestamptz + i * interval '2 hours' as starts_at,
+              $2::timestamptz + i * interval '2 hours' + interval '30 minutes' as ends_at
+         from unnest($1::uuid[]) as a(id) cross join generate_series(0, $3 - 1) as i`,
+      [agents.map((agent) => agent.id), S9_SEED_START, count],
+    );
+  const half = Math.ceil(S9_AGENTS / 2);
+  await Promise.all([calendars(groups.few, S9_FEW), calendars(groups.many.slice(0, half), S9_MANY), calendars(groups.many.slice(half), S9_MANY)]);
+  // Vacuumed, as autovacuum keeps a table in use: the visibility map set, so index-only scans are possible.
+  await settleSeed(pool, 'bookings, booking_slots, booking_events', { vacuum: true });
+  note(`S9: seeded ${S9_AGENTS} agents with ${S9_FEW} and ${S9_AGENTS} with ${S9_MANY.toLocaleString('en')} live bookings (+ slots, events) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+  const liveCounts = async () => {
+    const counts: Record<'few' | 'many', { min: number; max: number }> = { few: { min: 0, max: 0 }, many: { min: 0, max: 0 } };
+    for (const group of ['few', 'many'] as const) {
+      const { rows } = await pool.query<{ min: number; max: number }>(
+        `select min(n)::int as min, max(n)::int as max
+           from (select (select count(*) from bookings b where b.agent_id = a.id and b.status = 'confirmed' and b.live_until > now()) as n
+                   from unnest($1::uuid[]) as a(id)) c`,
+        [groups[group].map((agent) => agent.id)],
+      );
+      counts[group] = rows[0]!;
+    }
+    return counts;
+  };
+  const before = await liveCounts();
+  for (const target of targets) await warmUp(target, createRequestsFrom(groups.few, s9WarmUp(target.name)));
+  const results = new Map(targets.map((target) => [target.name, { few: [] as LoadRun[], many: [] as LoadRun[] }]));
+  for (let round = 0; round < ROUNDS; round++) {
+    await alternate(round, targets, async (target) => {
+      for (const group of round % 2 === 0 ? (['few', 'many'] as const) : (['many', 'few'] as const)) {
+        const run = await load(target, round, createRequestsFrom(groups[group], s9Start(round, target.name, group)));
+        checkAllCreated(`S9 ${group}`, target.name, run);
+        results.get(target.name)![group].push(run);
+        note(`S9 round ${round + 1} ${target.name}, agents with ${group === 'few' ? S9_FEW : S9_MANY} live bookings: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${cpuText(run)}`);
+      }
+    });
+  }
+  const after = await liveCounts();
+  const liveText = (counts: typeof before) => `${counts.few.min}–${counts.few.max} and ${counts.many.min}–${counts.many.max}`;
+  console.log(`\n### S9 POST /api/bookings for ${S9_AGENTS} agents with ${S9_FEW} live bookings each vs ${S9_AGENTS} with ${S9_MANY.toLocaleString('en')} (live bookings per agent before the runs ${liveText(before)}, after ${liveText(after)})\n`);
+  const rows: (string | number)[][] = [];
+  const summaryOf: Record<string, unknown> = {};
+  for (const target of targets) {
+    const { few, many } = results.get(target.name)!;
+    rows.push(loadRow(`${target.name}, ${S9_FEW} live`, summariseRuns(few)), loadRow(`${target.name}, ${S9_MANY.toLocaleString('en')} live`, summariseRuns(many)));
+    summaryOf[target.name] = { few: summariseRuns(few), many: summariseRuns(many), ratio: ratios(many.map((r) => r.rps), few.map((r) => r.rps)) };
+  }
+  console.log(markdownTable(LOAD_HEADER, rows));
+  const ratioText = (name: TargetName) => {
+    const { few, many } = results.get(name)!;
+    const rps = ratios(many.map((r) => r.rps), few.map((r) => r.rps));
+    const cpu = (pick: (run: LoadRun) => number | null) =>
+      many.every((r) => pick(r)) && few.every((r) => pick(r)) ? range(ratios(many.map((r) => pick(r)!), few.map((r) => pick(r)!)), 2) : 'n/a';
+    return `req/s ${range(rps, 2)}, server CPU/req ${cpu((r) => r.cpuMs.server)}, PostgreSQL CPU/req ${cpu((r) => r.cpuMs.database)}`;
+  };
+  for (const target of targets) console.log(`\n${target.name}: ${S9_MANY.toLocaleString('en')} / ${S9_FEW} live bookings: ${ratioText(target.name)} (issue target: req/s within 10 %)`);
+  report.S9 = { agentsPerGroup: S9_AGENTS, live: { before, after }, ...summaryOf, runs: Object.fromEntries(results) };
+  compact.push([
+    `S9 S1 at ${S9_FEW} vs ${S9_MANY.toLocaleString('en')} live bookings/agent (many/few)`,
+    ratioText('gateway'),
+    targets.length > 1 ? ratioText('reference') : 'n/a',
+    'target: gateway req/s within 10 %',
+  ]);
+}
+
+interface MemoryStage {
+  stage: string;
+  /** As found, and after two forced full collections. */
+  raw: MemoryReading;
+  collected: MemoryReading;
+}
+
+/** S10: 10,000 subscriptions on 1,000 sockets of 100 agents, 20 creates a second; latency, deliveries and the gateway's memory. */
+async function scenarioS10(gateway: Target, agents: Agent[], inspectorPort: number | undefined): Promise<void> {
+  const subscribed = agents.slice(0, S10_AGENTS);
+  if (subscribed.length < S10_AGENTS) throw new Error(`S10 needs ${S10_AGENTS} agents, the bench has ${agents.length}`);
+  const sockets = S10_AGENTS * S10_SOCKETS_PER_AGENT;
+  const subscriptions = sockets * S10_SUBSCRIPTIONS_PER_SOCKET;
+  const inspector = inspectorPort !== undefined && gateway.pid !== undefined ? await GatewayInspector.attach(gateway.pid, inspectorPort) : undefined;
+  const memory: MemoryStage[] = [];
+  const measure = async (stage: string) => {
+    if (!inspector) return;
+    const raw = await inspector.memory(false);
+    memory.push({ stage, raw, collected: await inspector.memory(true) });
+  };
+  const errors: string[] = [];
+  try {
+    await measure('idle, before the sockets');
+    const plans = subscribed.flatMap((agent, a) =>
+      Array.from({ length: S10_SOCKETS_PER_AGENT }, (_, k): SocketPlan => ({
+        agentId: agent.id,
+        connectionParams: bearer(agent),
+        localAddress: S10_LOCAL_ADDRESSES[(a * S10_SOCKETS_PER_AGENT + k) % S10_LOCAL_ADDRESSES.length],
+        subscriptions: S10_SUBSCRIPTIONS_PER_SOCKET,
+      })),
+    );
+    const connectStarted = performance.now();
+    const group = await SubscriberProcesses.start(gateway, plans, S6_PROCESSES, true);
+    subscriberProcesses = group;
+    let status = await group.status();
+    errors.push(...status.errors);
+    note(`S10: ${status.connected} of ${sockets} sockets acknowledged in ${((performance.now() - connectStarted) / 1000).toFixed(1)} s from ${S10_LOCAL_ADDRESSES.join(', ')}`);
+    if (status.connected !== sockets) problems.push(`S10: only ${status.connected} of ${sockets} sockets were acknowledged (${errors[0] ?? 'no error reported'})`);
+    const connectedSockets = status.connected;
+    await measure(`${sockets} sockets, no subscription`);
+    // The subscriptions open at BENCH_S10_SUBSCRIBE_PER_SECOND (0: all at once, as after a deploy when every
+    // client reconnects); the gateway has taken them when /readyz (a database round trip) answers promptly again.
+    const subscribeStarted = performance.now();
+    await sqlStatsOf('S10: the subscriptions opening', async () => {
+      await group.subscribe(S10_SUBSCRIBE_PER_SECOND);
+      let prompt = 0;
+      await waitFor(async () => {
+        const asked = performance.now();
+        const ok = await fetch(`${gateway.base}/readyz`).then((response) => response.ok, () => false);
+        prompt = ok && performance.now() - asked < 50 ? prompt + 1 : 0;
+        return prompt >= 3;
+      }, 60_000);
+    });
+    const takenMs = Math.round(performance.now() - subscribeStarted);
+    note(
+      `S10: ${subscriptions} subscribe messages sent ${S10_SUBSCRIBE_PER_SECOND ? `at ${S10_SUBSCRIBE_PER_SECOND} a second` : 'at once'}; ` +
+        `the gateway answered /readyz promptly again ${takenMs} ms after the first`,
+    );
+    // One event per agent proves every subscription live (and is the last thing they see before the idle reading).
+    // A few at a time; a 503 (no database connection within DB_CONNECT_TIMEOUT_MS) is retried, and counted.
+    let unavailable = 0;
+    let nextAgent = 0;
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        for (let a = nextAgent++; a < subscribed.length; a = nextAgent++) {
+          const agent = subscribed[a]!;
+          for (let attempt = 1; ; attempt++) {
+            const created = await postJson(gateway.base, '/api/bookings', JSON.parse(bookingBody(agent, Date.UTC(2119, 0, 1) + a * 60 * MINUTE, 30)) as unknown, agent);
+            if (created.status === 201) break;
+            if (created.status !== 503 || attempt >= 10) throw new Error(`S10 warm-up create: ${created.status} ${JSON.stringify(created.body)}`);
+            unavailable++;
+            await sleep(500);
+          }
+        }
+      }),
+    );
+    if (unavailable) note(`S10: ${unavailable} warm-up creates were answered 503 and retried`);
+    const live = await waitFor(async () => {
+      status = await group.status();
+      errors.push(...status.errors);
+      return status.live === status.subscriptions && status.subscriptions === subscriptions;
+    }, 60_000);
+    note(`S10: ${status.subscriptions} subscriptions, ${status.live} live${live ? '' : ' (not all!)'}`);
+    if (!live) problems.push(`S10: only ${status.live} of ${subscriptions} subscriptions received the warm-up event`);
+    const liveSubscriptions = status.live;
+    await group.collect();
+    await measure(`${subscriptions} idle subscriptions`);
+
+    const perRound: { round: number; p50: number | null; p99: number | null; createdP99: number; deliveries: number; expected: number; complete: number; events: number; createMs: number; drainMs: number }[] = [];
+    const eventsPerAgent = S10_CREATES / S10_AGENTS;
+    for (let round = 0; round < ROUNDS; round++) {
+      const tracked: { id: string; agentId: string }[] = [];
+      const start = Date.UTC(s10Year(round), 0, 1);
+      const started = performance.now();
+      for (let i = 0; i < S10_CREATES; i++) {
+        const wait = started + i * S6_INTERVAL_MS - performance.now();
+        if (wait > 0) await sleep(wait);
+        const agent = subscribed[i % S10_AGENTS]!;
+        const created = await postJson(gateway.base, '/api/bookings', JSON.parse(bookingBody(agent, start + i * 60 * MINUTE, 30)) as unknown, agent);
+        if (created.status !== 201) throw new Error(`S10 create: ${created.status} ${JSON.stringify(created.body)}`);
+        tracked.push({ id: String(created.body.id), agentId: agent.id });
+      }
+      const createMs = Math.round(performance.now() - started);
+      await waitFor(async () => {
+        const progress = await group.status();
+        errors.push(...progress.errors);
+        return progress.fewest >= eventsPerAgent;
+      }, 60_000);
+      const drainMs = Math.round(performance.now() - started);
+      const collected = await group.collect();
+      const { rows: commits } = await db!.query<{ id: string; committed: number | null }>(
+        `select booking_id::text as id, extract(epoch from pg_xact_commit_timestamp(xmin)) * 1000 as committed
+           from booking_events where booking_id = any($1::uuid[]) and type = 'booking.created'`,
+        [tracked.map((event) => event.id)],
+      );
+      const committedAt = new Map(commits.filter((row) => row.committed !== null).map((row) => [row.id, Number(row.committed)]));
+      const byCommit = committedAt.size === tracked.length;
+      const sinceCommit: number[] = [];
+      const sinceCreated: number[] = [];
+      let complete = 0;
+      for (const event of tracked) {
+        let all = true;
+        collected.receipts.forEach((receipts, index) => {
+          if (collected.agents[index] !== event.agentId) return;
+          const at = receipts.get(event.id);
+          if (at === undefined) return void (all = false);
+          if (byCommit) sinceCommit.push(at - committedAt.get(event.id)!);
+          sinceCreated.push(at - collected.createdAt.get(event.id)!);
+        });
+        if (all) complete++;
+      }
+      const result = {
+        round,
+        p50: byCommit ? round1(percentile(sinceCommit, 50)) : null,
+        p99: byCommit ? round1(percentile(sinceCommit, 99)) : null,
+        createdP99: round1(percentile(sinceCreated, 99)),
+        deliveries: sinceCreated.length,
+        expected: tracked.length * S10_SOCKETS_PER_AGENT * S10_SUBSCRIPTIONS_PER_SOCKET,
+        complete,
+        events: tracked.length,
+        createMs,
+        drainMs,
+      };
+      perRound.push(result);
+      note(
+        `S10 round ${round + 1}: ${result.deliveries} of ${result.expected} deliveries; commit → receipt p50 ${result.p50 ?? 'n/a'} ms, p99 ${result.p99 ?? 'n/a'} ms ` +
+          `(createdAt → receipt p99 ${result.createdP99} ms); ${complete}/${tracked.length} events reached all their subscriptions; creates took ${createMs} ms, all delivered after ${drainMs} ms`,
+      );
+      if (complete !== tracked.length) problems.push(`S10 round ${round + 1}: ${tracked.length - complete} of ${tracked.length} events missed some of their agent's subscriptions (${result.deliveries} of ${result.expected} deliveries)`);
+    }
+    if (errors.length) problems.push(`S10: ${errors.length} subscription errors, first: ${errors[0]}`);
+    await group.stop();
+    subscriberProcesses = undefined;
+    await sleep(1_000); // the gateway's close handlers
+    await measure('sockets closed');
+
+    const at = (stage: number) => memory[stage]?.collected;
+    const perUnit = (from: number, to: number, units: number, field: keyof MemoryReading) =>
+      at(from) && at(to) && units > 0 ? round1((at(to)![field] - at(from)![field]) / units / 1024) : null;
+    // Per socket acknowledged and per subscription live (a failed one holds nothing).
+    const memorySummary = {
+      perSocketHeapKB: perUnit(0, 1, connectedSockets, 'heapUsed'),
+      perSocketRssKB: perUnit(0, 1, connectedSockets, 'rss'),
+      perSubscriptionHeapKB: perUnit(1, 2, liveSubscriptions, 'heapUsed'),
+      perSubscriptionRssKB: perUnit(1, 2, liveSubscriptions, 'rss'),
+    };
+    console.log(`\n### S10 ${subscriptions.toLocaleString('en')} subscriptions on ${sockets.toLocaleString('en')} sockets of ${S10_AGENTS} agents, ${S10_CREATES} creates a round, one every ${S6_INTERVAL_MS} ms spread over the agents: commit → receipt\n`);
+    console.log(
+      markdownTable(
+        ['round', 'deliveries', 'commit → receipt p50 / p99 ms', 'createdAt → receipt p99 ms', 'events to all their subscriptions', 'creates took ms', 'all delivered after ms'],
+        perRound.map((r) => [r.round + 1, `${r.deliveries}/${r.expected}`, r.p50 === null ? 'n/a' : `${r.p50} / ${r.p99}`, r.createdP99, `${r.complete}/${r.events}`, r.createMs, r.drainMs]),
+      ),
+    );
+    if (memory.length) {
+      const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+      console.log(`\nThe gateway's memory (process.memoryUsage() through the inspector; MB as found → after two forced full GCs):\n`);
+      console.log(
+        markdownTable(
+          ['stage', 'heap used', 'heap total', 'RSS', 'external + array buffers'],
+          memory.map((m) => [
+            m.stage,
+            `${mb(m.raw.heapUsed)} → ${mb(m.collected.heapUsed)}`,
+            `${mb(m.raw.heapTotal)} → ${mb(m.collected.heapTotal)}`,
+            `${mb(m.raw.rss)} → ${mb(m.collected.rss)}`,
+            `${mb(m.raw.external + m.raw.arrayBuffers)} → ${mb(m.collected.external + m.collected.arrayBuffers)}`,
+          ]),
+        ),
+      );
+      console.log(
+        `\nper socket: ${memorySummary.perSocketHeapKB} KB heap, ${memorySummary.perSocketRssKB} KB RSS; per idle subscription: ${memorySummary.perSubscriptionHeapKB} KB heap, ` +
+          `${memorySummary.perSubscriptionRssKB} KB RSS (after GC; issue target ≤ 8 KB heap per idle subscription)`,
+      );
+    }
+    report.S10 = { agents: S10_AGENTS, sockets, subscriptions, creates: S10_CREATES, intervalMs: S6_INTERVAL_MS, subscribeTakenMs: takenMs, warmUp503: unavailable, rounds: perRound, memory, ...memorySummary, errors: errors.length };
+    const p50 = summary(perRound.map((r) => r.p50 ?? Number.NaN));
+    const p99 = summary(perRound.map((r) => r.p99 ?? Number.NaN));
+    compact.push([
+      `S10 ${subscriptions / 1000}k subscriptions, ${sockets} sockets, ${S10_AGENTS} agents, ${Math.round(1000 / Math.max(1, S6_INTERVAL_MS))} creates/s`,
+      `commit → receipt p50 ${range(p50, 1)} ms, p99 ${range(p99, 1)} ms, ${perRound.every((r) => r.complete === r.events) ? 'all delivered' : 'MISSING deliveries'}; ` +
+        `${memorySummary.perSubscriptionHeapKB ?? 'n/a'} KB heap per idle subscription, ${memorySummary.perSocketHeapKB ?? 'n/a'} KB per socket`,
+      'n/a',
+      'targets: p99 < 30 ms, ≤ 8 KB heap per idle subscription',
+    ]);
+  } finally {
+    inspector?.close();
+  }
+}
+
+interface StatementCost {
+  toplevel: boolean;
+  /** Per request. */
+  calls: number;
+  meanMs: number;
+  /** WAL bytes per call (statements inside a function count their own; a commit record is the transaction's). */
+  walBytesPerCall: number;
+  query: string;
+}
+
+/** What pg_stat_statements saw of the bench's database since its reset, per request (`requests`). */
+async function statementCosts(pool: pg.Pool, requests: number): Promise<StatementCost[]> {
+  const { rows } = await pool.query<{ toplevel: boolean; calls: string; total_ms: number; wal_bytes: string; query: string }>(
+    `select toplevel, calls, total_exec_time as total_ms, wal_bytes, regexp_replace(query, '\\s+', ' ', 'g') as query
+       from pg_stat_statements
+      where dbid = (select oid from pg_database where datname = current_database()) and calls > 0 and query not like '%pg_stat_statements%'
+      order by calls desc`,
+  );
+  return rows.map((row) => ({
+    toplevel: row.toplevel,
+    calls: Number(row.calls) / requests,
+    meanMs: row.total_ms / Number(row.calls),
+    walBytesPerCall: Number(row.wal_bytes) / Number(row.calls),
+    query: row.query,
+  }));
+}
+
+type WriteOp = 'create' | 'cancel' | 'accept';
+
+/** One W run: its load figures and the statements PostgreSQL ran for it. */
+type WriteRun = LoadRun & { statements: StatementCost[] };
+
+/**
+ * W: the write path per request, gateway vs reference: a create, a cancel of a booking written as
+ * create_booking writes it, and the accept of a pending proposal whose target holds a booking of exactly
+ * that range (the booking moves to the proposer). Each at BENCH_CONNECTIONS (BENCH_W_REQUESTS requests)
+ * and one at a time (a quarter of them: no group commit merges two requests' flushes), with settled
+ * statistics (flushes, transactions) and pg_stat_statements of each run alone.
+ */
+async function scenarioW(targets: Target[], agents: Agent[]): Promise<void> {
+  const pool = db!;
+  const levels = [
+    { sequential: false, connections: CONNECTIONS, amount: W_REQUESTS },
+    { sequential: true, connections: 1, amount: Math.max(1, Math.floor(W_REQUESTS / 4)) },
+  ];
+  // Every request has a row of its own, plus one per connection: autocannon may start a request per connection beyond `amount`.
+  const rowsFor = (amount: number, connections: number) => amount + connections;
+  // Each agent's rows are an hour apart (an accept's proposer gets the other half-hour, see below); a run takes whole days.
+  const spanDays = Math.ceil((Math.ceil(rowsFor(W_REQUESTS, CONNECTIONS) / agents.length) * 60) / 1440);
+  if (spanDays * wRunIndex(ROUNDS, true, 'reference') > 1_000) throw new Error('BENCH_W_REQUESTS is too large for the calendar years W books (three years per operation)');
+  const runStart = (op: WriteOp, round: number, sequential: boolean, target: Target) =>
+    W_REGIONS[op] + wRunIndex(round, sequential, target.name) * spanDays * 1440 * MINUTE;
+  const slotOf = (n: number) => Math.floor(n / agents.length) * 60 * MINUTE;
+  type Prepare = (target: Target, round: number, level: { sequential: boolean; connections: number; amount: number }) => Promise<(n: number) => HttpRequestSpec>;
+  const ops: { op: WriteOp; title: string; status: number; prepare: Prepare }[] = [
+    {
+      op: 'create',
+      title: 'POST /api/bookings',
+      status: 201,
+      prepare: async (target, round, level) => createRequestsFrom(agents, runStart('create', round, level.sequential, target)),
+    },
+    {
+      op: 'cancel',
+      title: 'DELETE /api/bookings/{id}',
+      status: 204,
+      prepare: async (target, round, level) => {
+        const count = rowsFor(level.amount, level.connections);
+        const ids = Array.from({ length: count }, () => randomUUID());
+        const owner = (n: number) => agents[n % agents.length]!;
+        const start = runStart('cancel', round, level.sequential, target);
+        await insertBookingsAsCreated(
+          pool,
+          `select id, agent_id, starts_at, starts_at + interval '30 minutes' as ends_at
+             from unnest($1::uuid[], $2::uuid[], $3::timestamptz[]) as w(id, agent_id, starts_at)`,
+          [ids, ids.map((_, n) => owner(n).id), ids.map((_, n) => new Date(start + slotOf(n)))],
+        );
+        return (n: number) => ({ method: 'DELETE', path: `/api/bookings/${ids[n % count]}`, headers: bearer(owner(n % count)) });
+      },
+    },
+    {
+      op: 'accept',
+      title: 'PATCH /api/proposals/{id}/accept',
+      status: 200,
+      prepare: async (target, round, level) => {
+        // Requests in flight together lock disjoint pairs of agents (n and n + half), as unrelated agents' accepts
+        // would. An agent's own booking (as a target) is in the first half-hour of its hour when it is in the first
+        // half of the agents, in the second otherwise, and the one it is given (as the proposer) in the other.
+        const count = rowsFor(level.amount, level.connections);
+        const half = Math.floor(agents.length / 2);
+        const start = runStart('accept', round, level.sequential, target);
+        const wanted = Array.from({ length: count }, (_, n) => ({
+          target: agents[n % agents.length]!,
+          proposer: agents[(n + half) % agents.length]!,
+          startsAt: start + slotOf(n) + (n % agents.length < half ? 0 : 30 * MINUTE),
+          minutes: 30,
+        }));
+        const ids = await seedProposals(pool, wanted);
+        return (n: number) => ({ method: 'PATCH', path: `/api/proposals/${ids[n % count]}/accept`, headers: bearer(wanted[n % count]!.target) });
+      },
+    },
+  ];
+
+  // What the servers' background (job-queue polls, heartbeats, loops) costs with no requests at all, per second:
+  // the settled counts of every write run include it for the run and the settling waits (statsWindowMs).
+  {
+    const mark = await probe!.begin(true);
+    await pool.query('select pg_stat_statements_reset()');
+    await sleep(SECONDS * 1000);
+    const statements = await statementCosts(pool, SECONDS);
+    const idle = await probe!.end(mark, SECONDS);
+    const window = (idle.statsWindowMs ?? SECONDS * 1000) / 1000;
+    const perWindow = (perRun: number | null) => (perRun === null ? 'n/a' : ((perRun * SECONDS) / window).toFixed(2));
+    console.log(
+      `\n### W: the database with no requests, per second: ${perRequest(idle.commits)} commits, ${(idle.walBytes / 1024).toFixed(1)} KB WAL (over ${SECONDS} s); ` +
+        `${perWindow(idle.flushes)} WAL flushes, ${perWindow(idle.transactions)} transactions (over ${window.toFixed(1)} s with the settling waits)\n`,
+    );
+    console.log(markdownTable(['calls/s', 'level', 'mean ms', 'statement'], statements.slice(0, 8).map((st) => [st.calls.toFixed(2), st.toplevel ? 'top' : 'nested', st.meanMs.toFixed(3), st.query.slice(0, 140).replaceAll('|', '\\|')])));
+    report.Widle = { perSecond: idle, statements: statements.slice(0, 20) };
+  }
+  // Untimed first: JIT, pools and plans warm (round -1 books days of its own), as S1 warms up.
+  for (const { prepare } of ops) {
+    for (const target of targets) {
+      const level = { sequential: false, connections: CONNECTIONS, amount: Math.min(W_REQUESTS, 200) };
+      await load(target, -1, await prepare(target, -1, level), { ...level, untimed: true });
+    }
+  }
+
+  const results: Record<string, Record<string, WriteRun[]>> = {};
+  for (const { op, title, status, prepare } of ops) {
+    for (const level of levels) {
+      const key = `${op}${level.sequential ? ', one at a time' : ''}`;
+      const byTarget: Record<string, WriteRun[]> = Object.fromEntries(targets.map((target) => [target.name, []]));
+      for (let round = 0; round < ROUNDS; round++) {
+        await alternate(round, targets, async (target) => {
+          const request = await prepare(target, round, level);
+          let statements: StatementCost[] = [];
+          const run = await load(target, round, request, {
+            amount: level.amount,
+            connections: level.connections,
+            settle: true,
+            beforeRun: async () => void (await pool.query('select pg_stat_statements_reset()')),
+            afterRun: async () => void (statements = await statementCosts(pool, level.amount)),
+          });
+          checkAllCreated(`W ${key}`, target.name, run, status);
+          byTarget[target.name]!.push({ ...run, statements });
+          note(`W ${key} round ${round + 1} ${target.name}: ${run.requests} requests, ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${cpuText(run)}`);
+        });
+      }
+      results[key] = byTarget;
+      printWriteRuns(`W ${key}: ${title}, ${level.amount} requests per run at ${level.connections} connection${level.connections === 1 ? '' : 's'}`, targets, byTarget);
+      const gw = summariseRuns(byTarget.gateway!);
+      const ref = byTarget.reference ? summariseRuns(byTarget.reference) : null;
+      compact.push([
+        `W ${key} (${title})`,
+        `${range(gw.rps)} req/s, p99 ${gw.p99} ms${dbBrief(gw.db)}`,
+        ref ? `${range(ref.rps)} req/s, p99 ${ref.p99} ms${dbBrief(ref.db)}` : 'n/a',
+        ref ? range(ratios(byTarget.gateway!.map((r) => r.rps), byTarget.reference!.map((r) => r.rps)), 2) + cpuRatioText(byTarget.gateway!, byTarget.reference!) : 'n/a',
+      ]);
+    }
+  }
+  report.W = results;
+}
+
+/** W's tables for one operation and concurrency: the load figures, round trips and WAL, and each target's statements. */
+function printWriteRuns(title: string, targets: Target[], byTarget: Record<string, WriteRun[]>): void {
+  console.log(`\n### ${title}\n`);
+  console.log(markdownTable(LOAD_HEADER, targets.map((target) => loadRow(target.name, summariseRuns(byTarget[target.name]!)))));
+  // Round trips and where the WAL goes, from the first round (the statements are the same every round).
+  const first = (name: TargetName) => byTarget[name]![0]!;
+  console.log(
+    '\n' +
+      markdownTable(
+        ['target', 'round trips/req (top-level statements)', 'of them NOTIFY', 'statements inside functions/req', 'WAL records/req', 'WAL KB/req (full-page images)', 'WAL by record type, per request (first round)'],
+        targets.map((target) => {
+          const run = first(target.name);
+          const top = run.statements.filter((st) => st.toplevel);
+          return [
+            target.name,
+            top.reduce((sum, st) => sum + st.calls, 0).toFixed(2),
+            top.filter((st) => /pg_notify|^notify/i.test(st.query)).reduce((sum, st) => sum + st.calls, 0).toFixed(2),
+            run.statements.filter((st) => !st.toplevel).reduce((sum, st) => sum + st.calls, 0).toFixed(2),
+            perRequest(run.db?.walRecords, 1),
+            run.db ? `${(run.db.walBytes / 1024).toFixed(1)} (${perRequest(run.db.fpiBytes === null ? null : run.db.fpiBytes / 1024, 1)})` : 'n/a',
+            (run.db?.walByType ?? []).slice(0, 8).map((t) => `${t.type} ${t.count.toFixed(2)} × (${Math.round(t.bytes)} B)`).join(', ') || 'n/a',
+          ];
+        }),
+      ),
+  );
+  for (const target of targets) {
+    console.log(`\n${target.name}: statements per request (pg_stat_statements, first round; top-level ones are round trips)\n`);
+    console.log(
+      markdownTable(
+        ['calls/req', 'level', 'mean ms', 'WAL B/call', 'statement'],
+        first(target.name)
+          .statements.filter((st) => st.calls >= 0.005)
+          .slice(0, 14)
+          .map((st) => [st.calls.toFixed(2), st.toplevel ? 'top' : 'nested', st.meanMs.toFixed(3), Math.round(st.walBytesPerCall), st.query.slice(0, 140).replaceAll('|', '\\|')]),
+      ),
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Reporting
 
 interface Summary {
@@ -720,6 +1427,7 @@ interface LoadSummary {
   rounds: number;
   /** Medians of the per-round CPU milliseconds per request. */
   cpuMs: { server: number | null; database: number | null };
+  db: DbSummary | null;
 }
 
 const medianOrNull = (values: (number | null)[]) => (values.every((value) => value !== null) && values.length ? round3(median(values as number[])) : null);
@@ -733,8 +1441,48 @@ function summariseRuns(loadRuns: LoadRun[]): LoadSummary {
     errors: loadRuns.reduce((sum, run) => sum + run.errors, 0),
     rounds: loadRuns.length,
     cpuMs: { server: medianOrNull(loadRuns.map((run) => run.cpuMs.server)), database: medianOrNull(loadRuns.map((run) => run.cpuMs.database)) },
+    db: summariseDb(loadRuns),
   };
 }
+
+interface DbSummary {
+  /** Medians over the rounds, per request. */
+  commits: number | null;
+  flushes: number | null;
+  transactions: number | null;
+  walBytes: number;
+  busyBackends: number;
+  /** Each wait event's share averaged over the rounds, largest first. */
+  waits: WaitShare[];
+}
+
+function summariseDb(loadRuns: LoadRun[]): DbSummary | null {
+  const costs = loadRuns.flatMap((run) => (run.db ? [run.db] : []));
+  if (!costs.length || costs.length !== loadRuns.length) return null;
+  const shares = new Map<string, number>();
+  for (const cost of costs) for (const { event, share } of cost.waits) shares.set(event, (shares.get(event) ?? 0) + share / costs.length);
+  return {
+    commits: medianOrNull(costs.map((cost) => cost.commits)),
+    flushes: medianOrNull(costs.map((cost) => cost.flushes)),
+    transactions: medianOrNull(costs.map((cost) => cost.transactions)),
+    walBytes: Math.round(median(costs.map((cost) => cost.walBytes))),
+    busyBackends: round1(median(costs.map((cost) => cost.busyBackends))),
+    waits: [...shares].map(([event, share]) => ({ event, share })).sort((a, b) => b.share - a.share),
+  };
+}
+
+const perRequest = (value: number | null | undefined, digits = 2) => (value === null || value === undefined ? 'n/a' : value.toFixed(digits));
+const waitsText = (waits: WaitShare[], top = 3) => waits.slice(0, top).map(({ event, share }) => `${event} ${Math.round(share * 100)} %`).join(', ') || 'n/a';
+const dbCells = (d: DbSummary | null): (string | number)[] =>
+  d ? [perRequest(d.commits), perRequest(d.flushes), (d.walBytes / 1024).toFixed(1), perRequest(d.transactions), d.busyBackends, waitsText(d.waits)] : ['n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a'];
+/** One line of what a run cost the database, for the notes. */
+const dbText = (d: DbCost | null) =>
+  d
+    ? `per request ${perRequest(d.commits)} commits, ${perRequest(d.flushes)} WAL flushes, ${(d.walBytes / 1024).toFixed(1)} KB WAL, ${perRequest(d.transactions)} transactions; ` +
+      `${round1(d.busyBackends)} busy backends: ${waitsText(d.waits, 4)}`
+    : 'no database figures';
+/** The summary table's few words on the database side. */
+const dbBrief = (d: DbSummary | null) => (d ? `; ${perRequest(d.commits)} commits, ${perRequest(d.flushes)} flushes, ${(d.walBytes / 1024).toFixed(1)} KB WAL per request` : '');
 
 /** Median (min–max) of per-round ratios a[i] / b[i]. */
 function ratios(a: number[], b: number[]): Summary {
@@ -747,10 +1495,10 @@ function markdownTable(header: string[], rows: (string | number)[][]): string {
 }
 
 function loadRow(label: string, s: LoadSummary): (string | number)[] {
-  return [label, range(s.rps), s.p50, s.p99, s.non2xx, s.errors, s.cpuMs.server ?? 'n/a', s.cpuMs.database ?? 'n/a'];
+  return [label, range(s.rps), s.p50, s.p99, s.non2xx, s.errors, s.cpuMs.server ?? 'n/a', s.cpuMs.database ?? 'n/a', ...dbCells(s.db)];
 }
 
-const cpuText = (run: LoadRun) => `CPU per request: server ${run.cpuMs.server ?? '?'} ms, PostgreSQL ${run.cpuMs.database ?? '?'} ms`;
+const cpuText = (run: LoadRun) => `CPU per request: server ${run.cpuMs.server ?? '?'} ms, PostgreSQL ${run.cpuMs.database ?? '?'} ms; ${dbText(run.db)}`;
 
 /**
  * Median (min–max) of the per-round ratios of server CPU per request, gateway / reference: steadier than req/s
@@ -762,13 +1510,18 @@ function cpuRatioText(gateway: LoadRun[], reference: LoadRun[]): string {
   return `; server CPU per request ${range(ratios(pairs.map(([ours]) => ours!), pairs.map(([, theirs]) => theirs!)), 2)}`;
 }
 
-const LOAD_HEADER = ['target', 'req/s median (min–max)', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'server CPU ms/req', 'PostgreSQL CPU ms/req'];
+const LOAD_HEADER = [
+  'target', 'req/s median (min–max)', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'server CPU ms/req', 'PostgreSQL CPU ms/req',
+  'commits/req', 'WAL flushes/req', 'WAL KB/req', 'transactions/req', 'busy backends', 'waits (share of busy samples)',
+];
 
 // ---------------------------------------------------------------------------------------------------
 // Main
 
-const report: Record<string, unknown> = {};
+/** The pass being run: its figures (the JSON line) and its summary rows. */
+let report: Record<string, unknown> = {};
 const compact: (string | number)[][] = [];
+let probe: DbProbe | undefined;
 let dataDir: string | undefined;
 /** The embedded cluster's directory (for PostgreSQL's CPU per request); undefined with DATABASE_URL. */
 let clusterDir: string | undefined;
@@ -785,6 +1538,8 @@ async function cleanup(): Promise<void> {
   await subscriberProcesses?.stop();
   receiver?.closeAllConnections();
   receiver?.close();
+  await probe?.close().catch(() => undefined);
+  probe = undefined;
   await db?.end().catch(() => undefined);
   db = undefined;
   for (const { name, child } of children.splice(0).reverse()) await stopChild(name, child).catch((error: unknown) => console.error(error));
@@ -792,6 +1547,8 @@ async function cleanup(): Promise<void> {
   database = undefined;
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
   dataDir = undefined;
+  clusterDir = undefined;
+  receiver = undefined;
 }
 
 let interrupted = false;
@@ -813,12 +1570,63 @@ handleSignals();
 
 async function main(): Promise<void> {
   const benchStarted = performance.now();
-  console.log(`bench: ${[...SELECTED].join(',')}; ${ROUNDS} round(s), ${SECONDS} s per run, ${CONNECTIONS} connections${SMOKE ? ' (smoke)' : ''}`);
+  const external = Boolean(process.env.DATABASE_URL);
+  const passes: (Durability | 'external')[] = external ? ['external'] : DURABILITIES;
+  console.log(
+    `bench: ${[...SELECTED].join(',')}; ${ROUNDS} round(s), ${SECONDS} s per run, ${CONNECTIONS} connections${SMOKE ? ' (smoke)' : ''}; ` +
+      `PostgreSQL ${external ? 'from DATABASE_URL' : passes.join(', then ')}`,
+  );
+  const summaries: { title: string; rows: (string | number)[][] }[] = [];
+  const reports: Record<string, unknown> = {};
+  for (const pass of passes) {
+    const problemsBefore = problems.length;
+    compact.length = 0;
+    report = {};
+    try {
+      const settings = await runPass(pass);
+      summaries.push({ title: settings, rows: [...compact] });
+      reports[pass] = { settings, ...report };
+    } finally {
+      await cleanup();
+      stopping = false;
+      if (passes.length > 1) problems.splice(problemsBefore, Infinity, ...problems.slice(problemsBefore).map((problem) => `[${pass}] ${problem}`));
+    }
+  }
 
+  for (const { title, rows } of summaries) {
+    console.log(`\n## Summary: ${title} (${ROUNDS} round(s) × ${SECONDS} s, ${CONNECTIONS} connections, ${AGENTS} agents${SMOKE ? ', smoke' : ''})\n`);
+    console.log(markdownTable(['scenario', 'gateway', 'reference', 'gateway/reference'], rows));
+  }
+  console.log('\nRatios are medians of per-round ratios (min–max). A req/s ratio below 1, or a latency, wall-time or CPU-per-request ratio above 1, means the gateway is slower.');
+  console.log('Commits are commit records in the run\'s WAL (transactions that wrote), flushes the WAL fsyncs of all PostgreSQL processes, both per request.');
+  if (problems.length) {
+    console.log('\nRules broken:');
+    for (const problem of problems) console.log(`  - ${problem}`);
+  }
+  console.log(`\nbench took ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`);
+  console.log(JSON.stringify({ settings: { rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, agents: AGENTS, smoke: SMOKE, scenarios: [...SELECTED] }, ...reports, problems }));
+}
+
+/** PostgreSQL's durability settings as the server has them. */
+async function durabilitySettings(pool: pg.Pool): Promise<string> {
+  const { rows } = await pool.query<{ name: string; setting: string }>(
+    `select name, setting from pg_settings where name in ('fsync', 'synchronous_commit', 'full_page_writes') order by name`,
+  );
+  return rows.map((row) => `${row.name}=${row.setting}`).join(', ');
+}
+
+/** One pass of the bench on a cluster of its own (or DATABASE_URL's); answers the title of its summary. */
+async function runPass(pass: Durability | 'external'): Promise<string> {
   let databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
     dataDir = await mkdtemp(join(tmpdir(), 'gateway-bench-'));
-    database = await startEmbeddedPostgres({ dataDir, logger: createLogger('warn'), ephemeral: true, statementStats: SQL_STATS, commitTimestamps: true });
+    database = await startEmbeddedPostgres({
+      dataDir,
+      logger: createLogger('warn'),
+      ephemeral: pass === 'cpu',
+      statementStats: SQL_STATS || runs('W'),
+      commitTimestamps: true,
+    });
     clusterDir = join(dataDir, 'pg');
     handleSignals();
     databaseUrl = database.url;
@@ -827,7 +1635,9 @@ async function main(): Promise<void> {
   // The gateway runs the migrations before it listens; the reference starts after, on the same tables.
   // BENCH_GATEWAY_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/profiles" profiles the gateway (written when it stops).
   const gatewayNodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const gateway = await startChild('gateway', [...gatewayNodeArgs, 'dist/src/main.js'], {
+  // S10 reads the gateway's memory through its inspector, which this only gives a port: it opens on SIGUSR1 (inspector.ts).
+  const inspectorPort = runs('S10') ? await freePort() : undefined;
+  const gateway = await startChild('gateway', [...gatewayNodeArgs, ...(inspectorPort ? [`--inspect-port=127.0.0.1:${inspectorPort}`] : []), 'dist/src/main.js'], {
     ...common,
     NODE_ENV: 'production', // as `npm start` runs it
     WEBHOOK_ALLOW_PRIVATE: 'true',
@@ -844,23 +1654,26 @@ async function main(): Promise<void> {
     { name: 'gateway', base: gateway.base, pid: gateway.pid },
     { name: 'reference', base: reference.base, pid: reference.pid },
   ];
-  note(`gateway ${gateway.base}, reference ${reference.base}, PostgreSQL ${database ? 'embedded (fsync off)' : 'from DATABASE_URL'}`);
 
   // The seed writes agents straight into the table; like the gateway, it hands the agents' trigger its
   // own family bound (without one the contract's 10,000 holds, which a shared DATABASE_URL passes after a few runs).
-  db = new pg.Pool({ connectionString: databaseUrl, max: 4, options: `-c ${LIMIT_SETTINGS.agentFamilyMax.name}=${FAN_OUT_BOUND}` });
-  const { agents, flat, history, availability } = await seed(db);
+  db = new pg.Pool({ connectionString: databaseUrl, max: 4, application_name: 'bench', options: `-c ${LIMIT_SETTINGS.agentFamilyMax.name}=${FAN_OUT_BOUND}` });
+  const settings = await durabilitySettings(db);
+  const title = pass === 'external' ? `PostgreSQL from DATABASE_URL (${settings})` : `${pass === 'durable' ? 'durable' : 'CPU only'} (${settings})`;
+  note(`gateway ${gateway.base}, reference ${reference.base}, PostgreSQL ${database ? 'embedded' : 'from DATABASE_URL'}: ${settings}`);
+  probe = await DbProbe.open(databaseUrl, { settleMs: STATS_SETTLE_MS, sampleMs: WAIT_SAMPLE_MS });
+  const { rootId, agents, flat, history, availability } = await seed(db);
   await checkSameSemantics(targets, agents);
-  if (SQL_STATS) await db.query('create extension if not exists pg_stat_statements');
+  if (SQL_STATS || runs('W')) await db.query('create extension if not exists pg_stat_statements');
 
   // ---- S1
   const s1 = new Map<TargetName, LoadRun[]>([['gateway', []], ['reference', []]]);
   if (runs('S1') || runs('S5')) {
     const s1Targets = runs('S1') ? targets : [targets[0]!]; // S5 alone still needs the gateway's S1
-    for (const target of s1Targets) await load(target, -1, createRequests(agents, warmUpYear(target.name)), WARM_UP_SECONDS);
+    for (const target of s1Targets) await warmUp(target, createRequests(agents, warmUpYear(target.name)));
     for (let round = 0; round < ROUNDS; round++) {
       const results = await sqlStatsOf(round === 0 ? 'S1 round 1' : undefined, () =>
-        alternate(round, s1Targets, (target) => load(target, round, createRequests(agents, s1Year(round, target.name)))),
+        alternate(round, s1Targets, (target) => load(target, round, createRequests(agents, s1Year(round, target.name)), { settle: true })),
       );
       for (const [name, run] of results) {
         s1.get(name)!.push(run);
@@ -877,7 +1690,12 @@ async function main(): Promise<void> {
     console.log(`\n### S1 POST /api/bookings (fresh 1-minute slot per request, ${agents.length} agents round-robin)\n`);
     console.log(markdownTable(LOAD_HEADER, [loadRow('gateway', gw), loadRow('reference', ref)]));
     console.log(`\ngateway/reference req/s: ${range(ratio, 2)}`);
-    compact.push(['S1 create booking', `${range(gw.rps)} req/s, p99 ${gw.p99} ms`, `${range(ref.rps)} req/s, p99 ${ref.p99} ms`, range(ratio, 2) + cpuRatioText(s1.get('gateway')!, s1.get('reference')!)]);
+    compact.push([
+      'S1 create booking',
+      `${range(gw.rps)} req/s, p99 ${gw.p99} ms${dbBrief(gw.db)}`,
+      `${range(ref.rps)} req/s, p99 ${ref.p99} ms${dbBrief(ref.db)}`,
+      range(ratio, 2) + cpuRatioText(s1.get('gateway')!, s1.get('reference')!),
+    ]);
   }
 
   // ---- S2 and S3
@@ -885,7 +1703,7 @@ async function main(): Promise<void> {
   if (runs('S2') || runs('S3')) {
     await assertListOf50(runs('S2') ? targets : [targets[1]!], agents[0]!);
     const s2Targets = runs('S2') ? targets : [targets[1]!]; // S3 alone still needs the reference's S2
-    for (const target of s2Targets) await load(target, -1, listRequests(agents), WARM_UP_SECONDS);
+    for (const target of s2Targets) await warmUp(target, listRequests(agents));
     for (let round = 0; round < ROUNDS; round++) {
       const results = await alternate(round, s2Targets, (target) => load(target, round, listRequests(agents)));
       for (const [name, run] of results) {
@@ -907,7 +1725,7 @@ async function main(): Promise<void> {
   }
   if (runs('S3')) {
     await assertGraphqlOf50(gateway, agents[0]!);
-    await load(gateway, -1, graphqlRequests(agents), WARM_UP_SECONDS);
+    await warmUp(gateway, graphqlRequests(agents));
     const s3: LoadRun[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const run = await load(gateway, round, graphqlRequests(agents));
@@ -942,6 +1760,10 @@ async function main(): Promise<void> {
     const ok = (name: TargetName) => (s4.get(name)!.every((o) => o.created === 1 && o.slotTaken === RACE_CONTENDERS - 1 && !o.serverErrors) ? 'rule holds' : 'RULE BROKEN');
     compact.push([`S4 ${RACE_CONTENDERS}-way race on one slot`, `${ok('gateway')}, ${range(wall('gateway'))} ms`, `${ok('reference')}, ${range(wall('reference'))} ms`, range(ratios(s4.get('gateway')!.map((o) => o.wallMs), s4.get('reference')!.map((o) => o.wallMs)), 2) + ' (wall time)']);
   }
+
+  // ---- S9 and W (before S6/S5, like S7: no subscribers, no webhook backlog)
+  if (runs('S9')) await scenarioS9(targets, rootId);
+  if (runs('W')) await scenarioW(targets, agents);
 
   // ---- S7 (before S6/S5: no subscribers, no webhook backlog yet)
   if (runs('S7')) {
@@ -991,7 +1813,7 @@ async function main(): Promise<void> {
   if (runs('S8')) {
     const slots = await assertSameAvailability(targets, availability);
     note(`S8: ${availability.length} agents, ${S8_BOOKINGS_PER_AGENT} bookings each in ${S8_FROM.slice(0, 10)} – ${S8_TO.slice(0, 10)}; a request answers ${slots} slots`);
-    for (const target of targets) await load(target, -1, availabilityRequests(availability), WARM_UP_SECONDS);
+    for (const target of targets) await warmUp(target, availabilityRequests(availability));
     const s8 = new Map<TargetName, LoadRun[]>([['gateway', []], ['reference', []]]);
     for (let round = 0; round < ROUNDS; round++) {
       const results = await alternate(round, targets, (target) => load(target, round, availabilityRequests(availability)));
@@ -1042,7 +1864,8 @@ async function main(): Promise<void> {
   // ---- S6
   if (runs('S6')) {
     const agent = agents[0]!;
-    const group = await SubscriberProcesses.start(gateway, agent, S6_PROCESSES, S6_SOCKETS, S6_SUBSCRIBERS);
+    const plans = Array.from({ length: S6_SOCKETS }, (): SocketPlan => ({ agentId: agent.id, connectionParams: bearer(agent), subscriptions: S6_SUBSCRIBERS / S6_SOCKETS }));
+    const group = await SubscriberProcesses.start(gateway, plans, S6_PROCESSES);
     subscriberProcesses = group;
     const errors: string[] = [];
     // A warm-up event proves every subscription is live before anything is timed.
@@ -1172,6 +1995,9 @@ async function main(): Promise<void> {
     ]);
   }
 
+  // ---- S10 (after S6: its sockets and subscriptions are gone; before S5's webhooks)
+  if (runs('S10')) await scenarioS10(targets[0]!, agents, inspectorPort);
+
   // ---- S5 (last: its webhook deliveries keep the gateway's job queue busy afterwards)
   if (runs('S5')) {
     let delivered = 0;
@@ -1207,7 +2033,7 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       const eventsBefore = subscribers.reduce((sum, s) => sum + s.received, 0);
       const deliveredBefore = delivered;
-      const run = await sqlStatsOf(round === 0 ? 'S5 round 1 (timed run only)' : undefined, () => load(gateway, round, createRequests(agents, s5Year(round))));
+      const run = await sqlStatsOf(round === 0 ? 'S5 round 1 (timed run only)' : undefined, () => load(gateway, round, createRequests(agents, s5Year(round)), { settle: true }));
       checkAllCreated('S5', 'gateway', run);
       const deliveredDuring = delivered - deliveredBefore;
       const expectedDeliveries = (run.statuses['201'] ?? 0) * S5_WEBHOOKS_PER_AGENT;
@@ -1245,18 +2071,10 @@ async function main(): Promise<void> {
         ),
     );
     console.log(`\nS5/S1 req/s (gateway): ${range(ratio, 2)}`);
-    compact.push([`S5 create with ${S5_WEBHOOKS_PER_AGENT} webhooks/agent + ${subscribers.length} subs`, `${range(gw.rps)} req/s, p99 ${gw.p99} ms`, 'n/a', `${range(ratio, 2)} (vs gateway S1)`]);
+    compact.push([`S5 create with ${S5_WEBHOOKS_PER_AGENT} webhooks/agent + ${subscribers.length} subs`, `${range(gw.rps)} req/s, p99 ${gw.p99} ms${dbBrief(gw.db)}`, 'n/a', `${range(ratio, 2)} (vs gateway S1)`]);
   }
 
-  console.log(`\n## Summary (${ROUNDS} round(s) × ${SECONDS} s, ${CONNECTIONS} connections, ${agents.length} agents${SMOKE ? ', smoke' : ''})\n`);
-  console.log(markdownTable(['scenario', 'gateway', 'reference', 'gateway/reference'], compact));
-  console.log('\nRatios are medians of per-round ratios (min–max). A req/s ratio below 1, or a latency, wall-time or CPU-per-request ratio above 1, means the gateway is slower.');
-  if (problems.length) {
-    console.log('\nRules broken:');
-    for (const problem of problems) console.log(`  - ${problem}`);
-  }
-  console.log(`\nbench took ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`);
-  console.log(JSON.stringify({ settings: { rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, agents: agents.length, smoke: SMOKE, scenarios: [...SELECTED] }, ...report, problems }));
+  return title;
 }
 
 /** With BENCH_SQL_STATS=1, where the database spent its time during `work` (`label` given), by statement. */

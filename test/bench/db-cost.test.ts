@@ -1,0 +1,90 @@
+/**
+ * The bench's database probe counts what the issue asks about (a write should cost one commit and one
+ * flush), on a durable cluster of its own: a commit record and a WAL flush per autocommit write, a commit
+ * record but no flush per NOTIFY (PostgreSQL commits a transaction whose only WAL is its commit record
+ * without waiting for the flush), nothing for a read, and a lock wait as the wait event it is.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { DbProbe, type DbCost } from './db-cost.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/platform/db/embedded-postgres.js';
+import { createLogger } from '../../src/platform/logger.js';
+
+const OPERATIONS = 40;
+
+let dataDir: string;
+let database: EmbeddedDatabase;
+let probe: DbProbe;
+let client: pg.Client;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'bench-db-cost-'));
+  database = await startEmbeddedPostgres({ dataDir, logger: createLogger('warn') }); // PostgreSQL's durable defaults
+  client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  await client.query('create table written (id serial primary key, note text) with (autovacuum_enabled = false)');
+  await client.query('listen woken');
+  // The workload's statistics are forced out below, so the probe need not wait PostgreSQL's 10 s for them.
+  probe = await DbProbe.open(database.url, { settleMs: 300, sampleMs: 5 });
+}, 120_000);
+
+afterAll(async () => {
+  await probe?.close();
+  await client?.end();
+  await database?.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** Runs `operation` OPERATIONS times, one after another, and answers what that cost per operation. */
+async function costOf(operation: () => Promise<unknown>): Promise<DbCost> {
+  const mark = await probe.begin(true);
+  for (let i = 0; i < OPERATIONS; i++) await operation();
+  // A backend publishes its statistics at most once a second; this makes the next transaction's end publish them.
+  await client.query('select pg_stat_force_next_flush()');
+  await client.query('select 1');
+  return probe.end(mark, OPERATIONS);
+}
+
+test('an autocommit write costs one commit record and one WAL flush', async () => {
+  const cost = await costOf(() => client.query(`insert into written (note) values ('x')`));
+  expect(cost.commits).toBe(1);
+  expect(cost.flushes).toBeGreaterThanOrEqual(0.9);
+  expect(cost.flushes).toBeLessThanOrEqual(1.1);
+  expect(cost.transactions).toBeGreaterThanOrEqual(1);
+  // The first row on a new page is logged as Heap/INSERT+INIT.
+  expect(cost.walByType.filter((type) => type.type.startsWith('Heap/INSERT')).reduce((sum, type) => sum + type.count, 0)).toBe(1);
+}, 60_000);
+
+test('a NOTIFY costs a commit record but no WAL flush, a read neither', async () => {
+  const notify = await costOf(() => client.query(`select pg_notify('woken', 'x')`));
+  expect(notify.commits).toBe(1);
+  expect(notify.flushes).toBeLessThan(0.1);
+
+  const read = await costOf(() => client.query('select count(*) from written'));
+  expect(read.commits).toBe(0);
+  expect(read.flushes).toBeLessThan(0.1);
+  expect(read.transactions).toBeGreaterThanOrEqual(1);
+}, 60_000);
+
+test('a backend waiting for a row lock is sampled as Lock:transactionid, its holder as idle in transaction', async () => {
+  const [holder, waiter] = [new pg.Client({ connectionString: database.url }), new pg.Client({ connectionString: database.url })];
+  await Promise.all([holder.connect(), waiter.connect()]);
+  try {
+    await holder.query('begin');
+    await holder.query('select * from written where id = 1 for update');
+    const mark = await probe.begin(false);
+    const waiting = waiter.query('update written set note = $1 where id = 1', ['y']);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const cost = await probe.end(mark, 1);
+    await holder.query('commit');
+    await waiting;
+    const events = new Map(cost.waits.map((wait) => [wait.event, wait.share]));
+    expect(events.get('Lock:transactionid')).toBeGreaterThan(0.3);
+    expect(events.get('idle in transaction')).toBeGreaterThan(0.3);
+    expect(cost.flushes).toBeNull(); // not a settled run
+  } finally {
+    await Promise.all([holder.end(), waiter.end()]);
+  }
+}, 60_000);

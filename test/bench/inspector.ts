@@ -1,0 +1,88 @@
+/**
+ * The gateway's memory, read from outside through the V8 inspector: no debug route or signal handler in
+ * the product. The bench starts the gateway with `--inspect-port=127.0.0.1:<port>`, which only names
+ * the port: nothing listens until the bench sends SIGUSR1 (Node's documented way to open the inspector
+ * of a running process), so every scenario before the memory readings runs the gateway as production
+ * does. Over the DevTools protocol it then asks for `process.memoryUsage()` and forces full garbage
+ * collections (`HeapProfiler.collectGarbage`), as `--expose-gc` would without changing the flags.
+ */
+import WebSocket from 'ws';
+
+export interface MemoryReading {
+  heapUsed: number;
+  heapTotal: number;
+  rss: number;
+  external: number;
+  arrayBuffers: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class GatewayInspector {
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (result: unknown) => void; reject: (error: Error) => void }>();
+
+  private constructor(private readonly socket: WebSocket) {
+    socket.on('message', (data) => {
+      const message = JSON.parse(String(data)) as { id?: number; result?: unknown; error?: { message: string } };
+      if (message.id === undefined) return; // events: none are enabled
+      const waiting = this.pending.get(message.id);
+      this.pending.delete(message.id);
+      if (message.error) waiting?.reject(new Error(message.error.message));
+      else waiting?.resolve(message.result);
+    });
+    socket.on('close', () => {
+      for (const { reject } of this.pending.values()) reject(new Error('the inspector connection closed'));
+      this.pending.clear();
+    });
+  }
+
+  /** Opens the inspector of process `pid` (started with `--inspect-port=127.0.0.1:<port>`) and connects to it. */
+  static async attach(pid: number, port: number): Promise<GatewayInspector> {
+    process.kill(pid, 'SIGUSR1');
+    const deadline = Date.now() + 10_000;
+    let url: string | undefined;
+    while (!url) {
+      const targets = await fetch(`http://127.0.0.1:${port}/json/list`).then(
+        (response) => (response.ok ? (response.json() as Promise<{ webSocketDebuggerUrl?: string }[]>) : []),
+        () => [],
+      );
+      url = targets[0]?.webSocketDebuggerUrl;
+      if (!url) {
+        if (Date.now() > deadline) throw new Error(`the inspector of process ${pid} did not open on port ${port}`);
+        await sleep(100);
+      }
+    }
+    const socket = new WebSocket(url, { perMessageDeflate: false });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', resolve);
+      socket.once('error', reject);
+    });
+    return new GatewayInspector(socket);
+  }
+
+  /** `process.memoryUsage()` of the gateway; `collect`: after two full garbage collections. */
+  async memory(collect: boolean): Promise<MemoryReading> {
+    if (collect) {
+      // The second pass frees what the first one's finalisers let go.
+      await this.call('HeapProfiler.collectGarbage');
+      await this.call('HeapProfiler.collectGarbage');
+    }
+    const { result } = (await this.call('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true })) as {
+      result: { value: string };
+    };
+    return JSON.parse(result.value) as MemoryReading;
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+
+  private call(method: string, params: Record<string, unknown> = {}): Promise<unknown> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.socket.send(JSON.stringify({ id, method, params }));
+    });
+  }
+}
