@@ -529,6 +529,29 @@ end
 $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.add_price_snapshot(p_taken_at timestamp with time zone, p_source text, p_created_at timestamp with time zone, p_rows jsonb, p_only_if_first boolean)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_id bigint;
+  v_added jsonb;
+begin
+  if p_only_if_first then
+    perform pg_advisory_xact_lock(hashtext('add_price_snapshot'));
+    if exists (select 1 from price_snapshots) then return null; end if;
+  end if;
+  insert into price_snapshots (taken_at, source, created_at) values (p_taken_at, p_source, p_created_at) returning id into v_id;
+  insert into price_rows (snapshot_id, gpu_slug, provider, spot_price_usd, on_demand_price_usd)
+  select v_id, r.slug, r.provider, r.spot, r.on_demand
+    from jsonb_to_recordset(p_rows) as r(slug text, provider text, spot numeric, on_demand numeric);
+  v_added := jsonb_build_object('id', v_id::text, 'takenAt', p_taken_at, 'source', p_source, 'rowCount', jsonb_array_length(p_rows));
+  perform pg_notify('price_snapshots', v_added::text);
+  return v_added;
+end;
+$function$
+;
+
 CREATE OR REPLACE FUNCTION public.agent_credential_changed()
  RETURNS trigger
  LANGUAGE plpgsql

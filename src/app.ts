@@ -187,7 +187,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   directory.registerRoutes(app);
 
   const pricing = createPricesModule({
-    em: orm.em,
+    statements,
     clock,
     notifications,
     adminToken: config.adminToken,
