@@ -27,7 +27,7 @@ import { registerOpenApi } from './platform/http/openapi.js';
 import { registerSecurityHeaders } from './platform/http/security-headers.js';
 import { slowClientLimits } from './platform/http/slow-clients.js';
 import { registerWebPages } from './platform/http/web-pages.js';
-import { compileValidator, installJsonBodyParser } from './platform/http/validation.js';
+import { compileValidator, installJsonBodyParser, installQueryTextGuard } from './platform/http/validation.js';
 import { startJobRunner, type TaskHandler } from './platform/jobs/queue.js';
 import type { Logger } from './platform/logger.js';
 import { APP_MANIFEST } from './platform/manifest.js';
@@ -79,6 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerSecurityHeaders(app);
   app.setValidatorCompiler(compileValidator);
   installJsonBodyParser(app);
+  installQueryTextGuard(app);
   installErrorHandlers(app);
   frameworkErrors.install(app);
   // Who is calling is resolved once per request; the modules add their kinds of token below.

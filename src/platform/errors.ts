@@ -1,4 +1,5 @@
 import { isDatabaseUnavailable, isUnstorableText, violatedConstraint } from './db/pg-errors.js';
+import { boundFieldErrors, boundMessage } from './echo.js';
 
 /**
  * Domain errors. Services throw `AppError` with a code from this closed list; each transport
@@ -32,16 +33,19 @@ export type FieldErrors = Record<string, string>;
 
 export class AppError extends Error {
   readonly status: number;
+  /** Only for `validation`: which fields were wrong. */
+  readonly fields?: FieldErrors;
 
   constructor(
     readonly code: ErrorCode,
     message: string,
-    /** Only for `validation`: which fields were wrong. */
-    readonly fields?: FieldErrors,
+    fields?: FieldErrors,
   ) {
-    super(message);
+    // Whatever a message quotes, every transport answers a bounded one (echo.ts); quote with `echo()`.
+    super(boundMessage(message));
     this.name = 'AppError';
     this.status = ERROR_STATUS[code];
+    if (fields) this.fields = boundFieldErrors(fields);
   }
 
   static validation(fields: FieldErrors): AppError {

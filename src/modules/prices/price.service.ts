@@ -6,6 +6,7 @@ import type { Notifications } from '../../platform/db/notifications.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import { GPUS, isGpuSlug, isProvider, savingsPct, type GpuSlug, type Provider } from './catalog.js';
 import { REFERENCE_SNAPSHOT } from './reference-snapshot.js';
+import { echo } from '../../platform/echo.js';
 
 /** One GPU at one provider, from the newest snapshot that holds the pair. */
 export interface PriceView {
@@ -114,7 +115,7 @@ export class PriceService {
   }
 
   async forGpu(slug: string): Promise<PriceFeed> {
-    if (!isGpuSlug(slug)) throw new AppError('not_found', `no GPU ${slug}; known: ${Object.keys(GPUS).join(', ')}`);
+    if (!isGpuSlug(slug)) throw new AppError('not_found', `no GPU ${echo(slug)}; known: ${Object.keys(GPUS).join(', ')}`);
     const feed = await this.feed();
     return { updatedAt: feed.updatedAt, prices: feed.prices.filter((row) => row.slug === slug) };
   }
@@ -146,7 +147,7 @@ export class PriceService {
    * answer is never silently partial.
    */
   async history(slug: string, provider: string | undefined, from: Date | undefined, to: Date | undefined): Promise<PriceView[]> {
-    if (!isGpuSlug(slug)) throw new AppError('not_found', `no GPU ${slug}`);
+    if (!isGpuSlug(slug)) throw new AppError('not_found', `no GPU ${echo(slug)}`);
     if (provider !== undefined && !isProvider(provider)) throw AppError.validation({ provider: 'is not a known provider' });
     const rows = await this.em.execute<FeedRow[]>(
       `select r.gpu_slug, r.provider, r.spot_price_usd, r.on_demand_price_usd, s.taken_at, s.source

@@ -15,6 +15,7 @@ import { Proposal, type ProposalStatus } from './entities/proposal.entity.js';
 import { checkRange, isUuid } from './input-checks.js';
 import { findStoredOutcome, replay, storeOutcome, type IdempotentRequest } from './idempotency.js';
 import { SCHEDULING_LIMITS } from './limits.js';
+import { echo } from '../../platform/echo.js';
 
 export const PROPOSAL_LIMITS = {
   agentIdMaxLength: SCHEDULING_LIMITS.agentIdMaxLength,
@@ -69,7 +70,7 @@ function revive(view: ProposalView): ProposalView {
 }
 
 function proposalNotFound(proposalId: string): AppError {
-  return new AppError('not_found', `no proposal ${proposalId}`);
+  return new AppError('not_found', `no proposal ${echo(proposalId)}`);
 }
 
 function fromProposalRow(row: ProposalRow): ProposalView {

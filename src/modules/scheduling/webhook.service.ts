@@ -20,6 +20,7 @@ import { WriteBatcher } from '../../platform/db/write-batcher.js';
 import type { CounterSeries } from '../../platform/metrics/families.js';
 import { RecentTotals } from '../../platform/metrics/recent-totals.js';
 import { SCHEDULING_LIMITS } from './limits.js';
+import { echo } from '../../platform/echo.js';
 
 /** Delivery jobs queued before the dispatcher existed still run under this name. */
 export const DELIVER_WEBHOOK_TASK = 'deliver_webhook';
@@ -212,11 +213,11 @@ export class WebhookService {
     filter: { webhookId?: string | undefined; status?: DeliveryStatus | undefined; deliveryId?: string; limit: number },
   ): Promise<DeliveryView[]> {
     const actor = agentOf(caller);
-    if (filter.webhookId) await this.findOwned(actor, filter.webhookId);
+    if (filter.webhookId !== undefined) await this.findOwned(actor, filter.webhookId);
     const deliveries = await this.em.find(
       WebhookDelivery,
       {
-        webhook: filter.webhookId ? filter.webhookId : { agent: actor.id },
+        webhook: filter.webhookId !== undefined ? filter.webhookId : { agent: actor.id },
         ...(filter.status ? { status: filter.status } : {}),
         ...(filter.deliveryId ? { id: filter.deliveryId } : {}),
       },
@@ -245,7 +246,7 @@ export class WebhookService {
   async redeliver(caller: Actor, deliveryId: string): Promise<DeliveryView> {
     const actor = agentOf(caller);
     const original = isUuid(deliveryId) ? await this.em.findOne(WebhookDelivery, deliveryId, { populate: ['webhook'] }) : null;
-    if (!original) throw new AppError('not_found', `no delivery ${deliveryId}`);
+    if (!original) throw new AppError('not_found', `no delivery ${echo(deliveryId)}`);
     if (original.webhook.agent.id !== actor.id) throw new AppError('forbidden', 'the delivery belongs to another agent');
     const copy = await this.em.transactional(async (tx) => {
       const delivery = tx.create(WebhookDelivery, {
@@ -455,13 +456,14 @@ export class WebhookService {
     if (events === undefined) return [...BOOKING_EVENT_TYPES];
     if (events.length === 0) throw AppError.validation({ events: 'must list at least one event, or be omitted for all' });
     const unknown = events.find((event) => !(BOOKING_EVENT_TYPES as readonly string[]).includes(event));
-    if (unknown) throw AppError.validation({ events: `${unknown} is not one of ${BOOKING_EVENT_TYPES.join(', ')}` });
+    // An empty name is unknown too (it passed as "no unknown event").
+    if (unknown !== undefined) throw AppError.validation({ events: `${echo(unknown)} is not one of ${BOOKING_EVENT_TYPES.join(', ')}` });
     return [...new Set(events)] as BookingEventType[];
   }
 
   private async findOwned(actor: AgentRecord, webhookId: string): Promise<Webhook> {
     const webhook = isUuid(webhookId) ? await this.em.findOne(Webhook, webhookId) : null;
-    if (!webhook) throw new AppError('not_found', `no webhook ${webhookId}`);
+    if (!webhook) throw new AppError('not_found', `no webhook ${echo(webhookId)}`);
     if (webhook.agent.id !== actor.id) throw new AppError('forbidden', 'the webhook belongs to another agent');
     return webhook;
   }

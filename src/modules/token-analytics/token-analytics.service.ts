@@ -2,6 +2,7 @@ import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { analyse, assessSafety, type TokenAnalytics, type TokenSafety } from './analytics.js';
 import { ScreenerUnavailableError, type ScreenerClient, type ScreenerPair } from './screener.client.js';
+import { echo } from '../../platform/echo.js';
 
 const MINT = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 /** Screener answers younger than this are served without asking again. */
@@ -117,6 +118,6 @@ export class TokenAnalyticsService {
   }
 
   private noPairs(mint: string): AppError {
-    return new AppError('not_found', `the screener knows no pairs for ${mint}`);
+    return new AppError('not_found', `the screener knows no pairs for ${echo(mint)}`);
   }
 }

@@ -2,7 +2,8 @@ import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
 import secureJson from 'secure-json-parse';
-import type { FieldErrors } from '../errors.js';
+import { AppError, type FieldErrors } from '../errors.js';
+import { holdsNul, UNSTORABLE_TEXT_MESSAGE } from '../unstorable-text.js';
 
 // ajv-formats is CommonJS with a default export; under NodeNext the callable sits on `.default`.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -98,6 +99,23 @@ export function installJsonBodyParser(app: FastifyInstance): void {
       done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
     } catch {
       done(Object.assign(new Error('the body is not valid JSON'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }), undefined);
+    }
+  });
+}
+
+/**
+ * Query-string parameters holding U+0000 (`%00`) are refused before validation, naming the parameter
+ * (unstorable-text.ts); a JSON body holding one is refused whole by the body parser above.
+ */
+export function installQueryTextGuard(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    const query = request.query as Record<string, unknown> | undefined;
+    if (!query) return;
+    for (const [name, value] of Object.entries(query)) {
+      const values = Array.isArray(value) ? value : [value];
+      if (holdsNul(name) || values.some((text) => typeof text === 'string' && holdsNul(text))) {
+        throw AppError.validation({ [name]: UNSTORABLE_TEXT_MESSAGE });
+      }
     }
   });
 }

@@ -61,7 +61,7 @@ export const listToolsRoute = {
     properties: {
       category: { type: 'string', minLength: 1 },
       sort: { type: 'string', enum: [...TOOL_SORTS], default: 'votes' },
-      page: { type: 'integer', minimum: 1, default: 1 },
+      page: { type: 'integer', minimum: 1, maximum: TOOL_LIMITS.pageMax, default: 1 },
       limit: { type: 'integer', minimum: 1, maximum: TOOL_LIMITS.pageSizeMax, default: TOOL_LIMITS.pageSizeDefault },
     },
   },

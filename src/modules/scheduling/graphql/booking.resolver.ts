@@ -44,7 +44,7 @@ export class BookingResolver {
       actor,
       { from: from ?? undefined, to: to ?? undefined },
       checkLimit('first', first, BOOKING_LIMITS.listMax),
-      after ? decodeCursor(after) : undefined,
+      after != null ? decodeCursor(after) : undefined,
     );
     // Every booking of the page is the caller's: one agent for all rows, and the loader knows the caller.
     const owner = page.items[0] && AgentNode.from(await ctx.scheduling.loadAgent(page.items[0].agentId));
