@@ -10,6 +10,7 @@ import { accountOf } from './account.service.js';
 import { Vote } from './entities/vote.entity.js';
 import { normalizeToolUrl, slugify } from './tool-url.js';
 import { echo } from '../../platform/echo.js';
+import { followsPattern } from '../../platform/formats.js';
 
 export const TOOL_LIMITS = {
   ...SUBMISSION_LIMITS,
@@ -27,8 +28,13 @@ export const TOOL_LIMITS = {
   trendingCacheMs: 10_000,
 } as const;
 
+const CATEGORY_SLUG_MAX_LENGTH = 100;
 /** What a category slug can look like (the column holds up to 100 characters); anything else names none. */
-const CATEGORY_SLUG = /^[a-z0-9-]{1,100}$/;
+export const CATEGORY_SLUG = {
+  pattern: `^[a-z0-9-]{1,${CATEGORY_SLUG_MAX_LENGTH}}$`,
+  maxLength: CATEGORY_SLUG_MAX_LENGTH,
+  description: 'a category slug (lower-case letters, digits and hyphens)',
+} as const;
 
 export const TOOL_SORTS = ['votes', 'newest', 'trending'] as const;
 export type ToolSort = (typeof TOOL_SORTS)[number];
@@ -136,7 +142,7 @@ export class ToolService {
     checkPage(query.page, query.limit, TOOL_LIMITS.pageSizeMax);
     let categoryId: number | undefined;
     if (query.category !== undefined) {
-      const category = CATEGORY_SLUG.test(query.category) ? await this.em.findOne(Category, { slug: query.category }) : null;
+      const category = followsPattern(query.category, CATEGORY_SLUG) ? await this.em.findOne(Category, { slug: query.category }) : null;
       if (!category) throw AppError.validation({ category: `${echo(query.category)} is not a category slug` });
       categoryId = category.id;
     }

@@ -1,9 +1,14 @@
 import type { FieldErrors } from '../../platform/errors.js';
+import { followsPattern, type PatternRule } from '../../platform/formats.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Ids of scheduling rows are UUIDs (either case); a schema that refuses other ids states this pattern. */
+export const UUID: PatternRule = {
+  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+  description: 'a UUID',
+};
 
-/** Ids of scheduling rows are UUIDs; anything else cannot name a row (a 404, never a SQL error). */
-export const isUuid = (value: string): boolean => UUID.test(value);
+/** Anything but a UUID cannot name a row (a 404, never a SQL error). */
+export const isUuid = (value: string): boolean => followsPattern(value, UUID);
 
 /**
  * The instants a booking may occupy. A recurrence is expanded from its first occurrence, so a

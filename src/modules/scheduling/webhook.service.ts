@@ -21,6 +21,7 @@ import type { CounterSeries } from '../../platform/metrics/families.js';
 import { RecentTotals } from '../../platform/metrics/recent-totals.js';
 import { SCHEDULING_LIMITS } from './limits.js';
 import { echo } from '../../platform/echo.js';
+import { HTTP_URL_WITHOUT_CREDENTIALS, isHttpUrl } from '../../platform/formats.js';
 
 /** Delivery jobs queued before the dispatcher existed still run under this name. */
 export const DELIVER_WEBHOOK_TASK = 'deliver_webhook';
@@ -103,9 +104,14 @@ export interface DeliveryView {
   createdAt: Date;
 }
 
+/** What a webhook's URL must be: http(s), RFC 3986, no credentials (then a public address, unless WEBHOOK_ALLOW_PRIVATE). */
+export const WEBHOOK_URL = HTTP_URL_WITHOUT_CREDENTIALS;
+
 export const WEBHOOK_LIMITS = {
   /** An endpoint URL, in the REST schema and the service's own check (GraphQL and MCP reach only that). */
   urlMaxLength: 2048,
+  /** Event names in one registration (each at most once counts; a longer list only repeats them). */
+  eventsMax: 10,
 } as const;
 
 function toWebhookView(webhook: Webhook): WebhookView {
@@ -432,15 +438,17 @@ export class WebhookService {
   }
 
   private async checkUrl(raw: string): Promise<URL> {
+    if (raw.length > WEBHOOK_LIMITS.urlMaxLength) throw AppError.validation({ url: `must be at most ${WEBHOOK_LIMITS.urlMaxLength} characters` });
+    // The rule the REST schema states (webhook.schemas.ts); WHATWG's parser must then read it too.
+    const malformed = AppError.validation({ url: `must be ${WEBHOOK_URL.description}` });
+    // Surrounding white space is forgiven, as WHATWG's parser forgives it; the REST schema is stricter.
+    if (!isHttpUrl(raw.trim(), WEBHOOK_URL)) throw malformed;
     let url: URL;
     try {
       url = new URL(raw);
     } catch {
-      throw AppError.validation({ url: 'must be an absolute http or https URL' });
+      throw malformed;
     }
-    if (raw.length > WEBHOOK_LIMITS.urlMaxLength) throw AppError.validation({ url: `must be at most ${WEBHOOK_LIMITS.urlMaxLength} characters` });
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw AppError.validation({ url: 'must be an absolute http or https URL' });
-    if (url.username || url.password) throw AppError.validation({ url: 'must not carry credentials' });
     let refused: string | undefined;
     try {
       refused = await refusedTarget(url, this.settings.allowPrivate, this.resolver);
@@ -455,9 +463,10 @@ export class WebhookService {
   private checkEvents(events: readonly string[] | undefined): BookingEventType[] {
     if (events === undefined) return [...BOOKING_EVENT_TYPES];
     if (events.length === 0) throw AppError.validation({ events: 'must list at least one event, or be omitted for all' });
-    const unknown = events.find((event) => !(BOOKING_EVENT_TYPES as readonly string[]).includes(event));
-    // An empty name is unknown too (it passed as "no unknown event").
-    if (unknown !== undefined) throw AppError.validation({ events: `${echo(unknown)} is not one of ${BOOKING_EVENT_TYPES.join(', ')}` });
+    if (events.length > WEBHOOK_LIMITS.eventsMax) throw AppError.validation({ events: `must list at most ${WEBHOOK_LIMITS.eventsMax} events` });
+    // Named by index, as the REST schema's item enum names it.
+    const unknown = events.findIndex((event) => !(BOOKING_EVENT_TYPES as readonly string[]).includes(event));
+    if (unknown >= 0) throw AppError.validation({ [`events.${unknown}`]: `must be one of ${BOOKING_EVENT_TYPES.join(', ')} (not ${echo(events[unknown]!)})` });
     return [...new Set(events)] as BookingEventType[];
   }
 

@@ -15,6 +15,8 @@ const common: Options = {
   // Bodies are never silently changed: unknown properties are errors where a schema closes the
   // object (`additionalProperties: false`), never stripped.
   removeAdditional: false,
+  // Errors carry their schema: a field's description words the message for its pattern or format.
+  verbose: true,
 };
 
 function createAjv(options: Options): Ajv {
@@ -34,17 +36,31 @@ export function compileValidator({ schema, httpPart }: { schema: object; httpPar
   return ajv.compile(schema);
 }
 
+/**
+ * A field whose `pattern` or `format` (other than date-time) is a rule describes it in its
+ * `description`, a noun phrase (formats.ts), and the services use the same words: one message.
+ */
+function describedRule(error: ErrorObject | FastifySchemaValidationError): string | undefined {
+  const description = (error as ErrorObject).parentSchema?.description;
+  return typeof description === 'string' ? `must be ${description}` : undefined;
+}
+
 function messageFor(error: ErrorObject | FastifySchemaValidationError): string {
   switch (error.keyword) {
+    case 'pattern':
+      return describedRule(error) ?? error.message ?? 'is invalid';
     case 'required':
       return 'is required';
     case 'additionalProperties':
       return 'is not allowed';
+    case 'enum':
+      return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`;
     case 'const':
       return `must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`;
     case 'format': {
       const format = (error.params as { format: string }).format;
-      return format === 'date-time' ? 'must be an RFC 3339 date-time with a time-zone offset' : `must be a valid ${format}`;
+      if (format === 'date-time') return 'must be an RFC 3339 date-time with a time-zone offset';
+      return describedRule(error) ?? `must be a valid ${format}`;
     }
     default:
       return error.message ?? 'is invalid';

@@ -4,6 +4,7 @@ import { PROPOSAL_LIMITS } from '../proposal.service.js';
 import { availabilitySearchProperties } from './availability.schemas.js';
 import { errorResponses } from './common.schemas.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../limits.js';
+import { UUID } from '../input-checks.js';
 
 const dateTime = { type: 'string', format: 'date-time' } as const;
 
@@ -13,7 +14,7 @@ export const proposalCreateBody = {
   additionalProperties: false,
   required: ['targetAgentId', 'startsAt', 'endsAt'],
   properties: {
-    targetAgentId: { type: 'string', minLength: 1, maxLength: PROPOSAL_LIMITS.agentIdMaxLength },
+    targetAgentId: { type: 'string', format: 'uuid', pattern: UUID.pattern, description: 'the id of another existing agent (a UUID)' },
     startsAt: dateTime,
     endsAt: dateTime,
   },
