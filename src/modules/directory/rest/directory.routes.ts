@@ -55,7 +55,7 @@ export function registerDirectoryRoutes(
 
     scope.get<{ Params: { id: string } }>('/api/tools/:id', { schema: getToolRoute, config }, async (request) => ({
       success: true,
-      tool: presentTool(await tools.get(Number(request.params.id))),
+      tool: presentTool(await tools.get(request.params.id)),
     }));
 
     scope.post<{ Body: SubmitToolBody }>('/api/tools', { schema: submitToolRoute, config }, async (request, reply) => {
@@ -78,7 +78,7 @@ export function registerDirectoryRoutes(
     });
 
     scope.post<{ Params: { id: string } }>('/api/tools/:id/vote', { schema: voteRoute, config }, async (request) => {
-      const result = await tools.toggleVote(await request.actor(), Number(request.params.id), agentId(request));
+      const result = await tools.toggleVote(await request.actor(), request.params.id, agentId(request));
       return { success: true, voted: result.voted, vote_count: result.voteCount };
     });
 
