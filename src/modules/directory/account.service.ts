@@ -4,8 +4,7 @@ import { generateToken, sha256Hex } from '../../platform/auth/credentials.js';
 import { InvalidTokenError, type JwtIssuer } from '../../platform/auth/jwt.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
-import type { FastifyReply } from 'fastify';
-import type { RateLimitPolicy, RateLimits } from '../../platform/http/rate-limit.js';
+import { tighterBudget, type BudgetState, type RateLimitPolicy, type RateLimits } from '../../platform/http/rate-limit.js';
 import type { Mailer } from '../../platform/mail/mailer.js';
 import { MagicLinkToken } from './entities/magic-link-token.entity.js';
 import { ACCOUNT_LIMITS } from './limits.js';
@@ -85,10 +84,10 @@ export class AccountService {
    * Sends a one-time link valid MAGIC_LINK_TTL_MINUTES. The answer is the same whether or not the address has an
    * account, so the route cannot be used to find out who has one.
    */
-  async requestMagicLink(address: string, rawEmail: string, reply?: FastifyReply): Promise<void> {
-    await this.rateLimits.consumeByAddress(SIGN_IN_BY_IP, address, reply);
+  async requestMagicLink(address: string, rawEmail: string): Promise<BudgetState> {
+    const byIp = await this.rateLimits.consumeByAddress(SIGN_IN_BY_IP, address);
     const email = this.checkEmail(rawEmail);
-    await this.rateLimits.consume(SIGN_IN_BY_ADDRESS, email, reply);
+    const budget = tighterBudget(byIp, await this.rateLimits.consume(SIGN_IN_BY_ADDRESS, email));
     const token = generateToken('');
     const now = this.clock.now();
     this.em.create(MagicLinkToken, { tokenHash: sha256Hex(token), email, expiresAt: new Date(now.getTime() + MAGIC_LINK_TTL_MS), createdAt: now });
@@ -100,11 +99,12 @@ export class AccountService {
       text: `Sign in to the tool directory:\n\n${link}\n\n${MAGIC_LINK_LIFETIME} If you did not ask for it, ignore this e-mail.\n`,
       html: `<p>Sign in to the tool directory:</p><p><a href="${link}">Sign in</a></p><p>${MAGIC_LINK_LIFETIME} If you did not ask for it, ignore this e-mail.</p>`,
     });
+    return budget;
   }
 
   /** Redeems a link once (a conditional update), creating the account on first sign-in. */
-  async redeem(address: string, token: string, reply?: FastifyReply): Promise<SignedIn> {
-    await this.rateLimits.consumeByAddress(SIGN_IN_BY_IP, address, reply);
+  async redeem(address: string, token: string): Promise<{ signedIn: SignedIn; budget: BudgetState }> {
+    const budget = await this.rateLimits.consumeByAddress(SIGN_IN_BY_IP, address);
     const now = this.clock.now();
     const user = await this.em.transactional(async (tx) => {
       const [used] = await tx.execute<{ email: string }[]>(
@@ -121,7 +121,7 @@ export class AccountService {
       return { id: row!.id, email: row!.email };
     });
     const session = await this.jwt.issue(user.id, { email: user.email });
-    return { token: session.token, expiresAt: session.expiresAt, user };
+    return { signedIn: { token: session.token, expiresAt: session.expiresAt, user }, budget };
   }
 
   /**
