@@ -3,6 +3,8 @@ import { notThePrincipal, type Actor, type TokenResolver } from '../../platform/
 import { generateToken, sha256Hex } from '../../platform/auth/credentials.js';
 import { InvalidTokenError, type JwtIssuer } from '../../platform/auth/jwt.js';
 import type { Clock } from '../../platform/clock.js';
+import type { Statements } from '../../platform/db/statements.js';
+import { REDEEM_MAGIC_LINK } from './sql/directory.sql.js';
 import { AppError } from '../../platform/errors.js';
 import { tighterBudget, type BudgetState, type RateLimitPolicy, type RateLimits } from '../../platform/http/rate-limit.js';
 import type { Mailer } from '../../platform/mail/mailer.js';
@@ -62,6 +64,7 @@ export interface SignedIn {
 export class AccountService {
   constructor(
     private readonly em: EntityManager,
+    private readonly statements: Statements,
     private readonly clock: Clock,
     private readonly jwt: JwtIssuer,
     private readonly mailer: Mailer,
@@ -106,20 +109,8 @@ export class AccountService {
   async redeem(address: string, token: string): Promise<{ signedIn: SignedIn; budget: BudgetState }> {
     const budget = await this.rateLimits.consumeByAddress(SIGN_IN_BY_IP, address);
     const now = this.clock.now();
-    const user = await this.em.transactional(async (tx) => {
-      const [used] = await tx.execute<{ email: string }[]>(
-      `update magic_link_tokens set used_at = ? where token_hash = ? and used_at is null and expires_at > ? returning email`,
-        [now, sha256Hex(token), now],
-      );
-      if (!used) throw new AppError('unauthorized', 'the sign-in link is unknown, already used or expired: ask for a new one');
-      const [row] = await tx.execute<{ id: string; email: string }[]>(
-        `insert into users (id, email, created_at, last_sign_in_at) values (gen_random_uuid(), ?, ?, ?)
-         on conflict (email) do update set last_sign_in_at = excluded.last_sign_in_at
-         returning id, email`,
-        [used.email, now, now],
-      );
-      return { id: row!.id, email: row!.email };
-    });
+    const user = await this.statements.one(REDEEM_MAGIC_LINK, [sha256Hex(token), now]);
+    if (!user) throw new AppError('unauthorized', 'the sign-in link is unknown, already used or expired: ask for a new one');
     const session = await this.jwt.issue(user.id, { email: user.email });
     return { signedIn: { token: session.token, expiresAt: session.expiresAt, user }, budget };
   }
