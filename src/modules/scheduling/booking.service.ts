@@ -14,7 +14,7 @@ import { fromBookingItem, toBookingItem, type BookingItem, type BookingView } fr
 export type { BookingView } from './booking-item.js';
 import { checkRange, isUuid } from './input-checks.js';
 import { IDEMPOTENCY_TTL_MS, idempotencyConflict, replay, requestHash, storeOutcome, type IdempotentRequest } from './idempotency.js';
-import { expandRule, parseRule, RecurrenceError, type ParsedRule, type Slot } from './recurrence.js';
+import { expandRule, parseNewRule, parseRule, RecurrenceError, type ParsedRule, type Slot } from './recurrence.js';
 import {
   BOOKED_SLOTS,
   SLOTS_IN_WINDOW,
@@ -146,7 +146,8 @@ export class BookingService {
       startsAt: input.startsAt,
       endsAt: input.endsAt,
       status: 'confirmed',
-      rrule: input.rrule ?? null,
+      // A local UNTIL is stored as the UTC instant it names (RFC 5545 wants UTC with a zoned DTSTART).
+      rrule: plan.rule?.text ?? null,
       warningSentAt: null,
       createdAt: now,
     };
@@ -399,7 +400,7 @@ export class BookingService {
       fields.rrule = `must be at most ${BOOKING_LIMITS.rruleMaxLength} characters`;
     } else if (input.rrule !== undefined && input.rrule !== null && !fields.startsAt) {
       try {
-        rule = parseRule(input.rrule, input.startsAt);
+        rule = parseNewRule(input.rrule, input.startsAt);
       } catch (error) {
         if (!(error instanceof RecurrenceError)) throw error;
         fields.rrule = `is not a valid recurrence rule: ${error.message}`;
