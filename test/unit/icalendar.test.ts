@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { contentLines, escapeText, foldLine, localDateTime, utcDateTime, vtimezoneLines } from '../../src/modules/scheduling/icalendar.js';
+import { contentLines, escapeText, foldLine, utcDateTime, vtimezoneLines, wallClockDateTime } from '../../src/modules/scheduling/icalendar.js';
 
 const unfold = (text: string) => text.replace(/\r\n /g, '');
 
@@ -28,10 +28,11 @@ describe('iCalendar text', () => {
     expect(contentLines(['BEGIN:VCALENDAR', 'END:VCALENDAR'])).toBe('BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n');
   });
 
-  it('writes instants in UTC and on a zone’s wall clock, daylight saving included', () => {
+  it('writes instants in UTC and wall-clock times as local DATE-TIMEs', () => {
     expect(utcDateTime(new Date('2030-03-26T08:00:00Z'))).toBe('20300326T080000Z');
-    expect(localDateTime(new Date('2030-03-26T08:00:00Z'), 'Europe/Berlin')).toBe('20300326T090000');
-    expect(localDateTime(new Date('2030-04-02T07:00:00Z'), 'Europe/Berlin')).toBe('20300402T090000');
+    // A wall-clock time travels as a floating Date: its UTC fields are the local fields.
+    expect(wallClockDateTime(new Date('2030-03-26T09:00:00Z'))).toBe('20300326T090000');
+    expect(wallClockDateTime(new Date('2030-03-31T02:30:00Z'))).toBe('20300331T023000');
   });
 
   it('names a VTIMEZONE as the rule does, and has none for a zone it does not know', () => {

@@ -51,9 +51,14 @@ export function utcDateTime(instant: Date): string {
   return DateTime.fromJSDate(instant, { zone: 'UTC' }).toFormat("yyyyMMdd'T'HHmmss'Z'");
 }
 
-/** A local DATE-TIME on the wall clock of `zone`, for a property with `;TZID=zone`. */
-export function localDateTime(instant: Date, zone: string): string {
-  return DateTime.fromJSDate(instant, { zone }).toFormat("yyyyMMdd'T'HHmmss");
+/**
+ * A local DATE-TIME (`20300326T090000`) from a wall-clock time carried as a floating Date (its UTC
+ * fields are the local fields), for a property with `;TZID=zone`. The wall-clock time is the one
+ * the rule gave an occurrence, which for a skipped time (02:30 on the spring-forward day) is not
+ * the wall clock of its instant.
+ */
+export function wallClockDateTime(floating: Date): string {
+  return DateTime.fromJSDate(floating, { zone: 'UTC' }).toFormat("yyyyMMdd'T'HHmmss");
 }
 
 const vtimezones = new Map<string, readonly string[]>();
