@@ -293,7 +293,7 @@ function parse(text: string, startsAt: Date): { parsed: ParsedRule; parts: Map<s
   try {
     const rule = new RRule({ ...options, dtstart: start, tzid: null, until: null });
     // A bounded probe: rrule.js throws here for options it cannot expand.
-    rule.between(start, new Date(start.getTime() + 7 * DAY_MS), true);
+    rule.between(start, new Date(start.getTime() + DAY_MS), true);
     return { parsed: { zone, start, rule, until, ruleLine: canonicalLine, text: canonicalText }, parts };
   } catch (error) {
     throw new RecurrenceError(error instanceof Error ? error.message : 'the rule does not expand');
@@ -494,15 +494,15 @@ export function irregularOccurrences(parsed: ParsedRule, booking: Slot, window: 
   consider({ ...booking, recurrenceId: parsed.start });
   const timeOfDay = parsed.start.getTime() - Math.floor(parsed.start.getTime() / DAY_MS) * DAY_MS;
   for (const transition of zoneTransitions(parsed.zone, new Date(from - DAY_MS), new Date(before + duration + DAY_MS))) {
+    const irregularFrom = transition.irregularFrom.getTime();
+    const irregularBefore = transition.irregularBefore.getTime();
     // Occurrences that start from a day before the change, or earlier by their duration, to a day after it.
     const around = { from: transition.at.getTime() - duration - DAY_MS, before: transition.at.getTime() + DAY_MS };
     if (keepsTimeOfDay(parsed)) {
-      const firstDay = Math.floor((around.from + offsetAt(parsed.zone, around.from)) / DAY_MS) * DAY_MS;
+      // Every occurrence spans [timeOfDay, timeOfDay + duration] on the wall clock of its day: does one reach the skipped or repeated times?
       let touches = false;
-      for (let day = firstDay; day <= around.before + DAY_MS && !touches; day += DAY_MS) {
-        const wall = new Date(day + timeOfDay);
-        const startsAt = instantOfWallClock(wall, parsed.zone);
-        touches = placedDifferently({ startsAt, endsAt: new Date(startsAt.getTime() + duration), recurrenceId: wall }, parsed.zone);
+      for (let day = Math.floor((irregularFrom - duration) / DAY_MS) * DAY_MS - DAY_MS; day <= irregularBefore && !touches; day += DAY_MS) {
+        touches = day + timeOfDay < irregularBefore && day + timeOfDay + duration >= irregularFrom;
       }
       if (!touches) continue;
     }
@@ -531,6 +531,10 @@ export interface FeedSeries {
  */
 export function feedSeries(parsed: ParsedRule, booking: Slot): FeedSeries | undefined {
   const duration = booking.endsAt.getTime() - booking.startsAt.getTime();
+  // Nearly always: the start is the rule's first step, on a wall-clock time that occurs once.
+  if (!isIrregularWallClock(parsed.start, parsed.zone) && parsed.rule.between(parsed.start, parsed.start, true).length) {
+    return parsed.until && booking.startsAt > parsed.until ? undefined : { first: { ...booking, recurrenceId: parsed.start }, ruleLine: parsed.ruleLine };
+  }
   const steps = parsed.rule.between(parsed.start, new Date(parsed.start.getTime() + MAX_SEARCH_MS), true, (_step, index) => index < 4);
   const instants = steps.map((step) => (step.getTime() === parsed.start.getTime() ? booking.startsAt : instantOfWallClock(step, parsed.zone)).getTime());
   const count = parsed.rule.origOptions.count;
