@@ -319,12 +319,14 @@ export class BookingService {
   async extendHorizons(): Promise<{ series: number; slots: number; skipped: number }> {
     const now = this.clock.now();
     const horizon = new Date(now.getTime() + BOOKING_LIMITS.horizonDays * DAY_MS);
+    // A series none of whose slots is left (its booked occurrences all cancelled, the next one beyond
+    // the horizon then) is extended from its start: joining only its slots left it unbooked for good.
     const due = await this.em.fork().execute<{ id: string; agent_id: string; last: Date | string }[]>(
-      `select b.id, b.agent_id, max(s.starts_at) as last
-         from bookings b join booking_slots s on s.booking_id = b.id
+      `select b.id, b.agent_id, coalesce(max(s.starts_at), b.starts_at) as last
+         from bookings b left join booking_slots s on s.booking_id = b.id
         where b.status = 'confirmed' and b.rrule is not null
         group by b.id
-       having max(s.starts_at) < ?`,
+       having coalesce(max(s.starts_at), b.starts_at) < ?`,
       [new Date(horizon.getTime() - DAY_MS)],
     );
     let slots = 0;

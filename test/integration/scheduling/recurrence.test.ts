@@ -310,6 +310,30 @@ describe('recurring bookings', () => {
     }
   });
 
+  it('extends a series none of whose slots is left: its booked occurrences cancelled, the next one beyond the horizon then', async () => {
+    const jobs = await startTestApp({ clock, databaseUrl: t.databaseUrl });
+    try {
+      const agent = await createAgent(t, root);
+      clock.set('2030-01-01T00:00:00Z');
+      // Every other year: the only occurrence within the first 366 days is the booking's own.
+      const created = await createSeries(agent, '2030-01-07T09:00:00Z', '2030-01-07T10:00:00Z', 'FREQ=YEARLY;INTERVAL=2');
+      const id = created.data!.createBooking.id;
+      expect((await t.gql(CancelOccurrenceDocument, { bookingId: id, startsAt: '2030-01-07T09:00:00Z' }, bearer(agent.token))).errors).toBeUndefined();
+      const slots = () => t.query<{ starts_at: Date }>('select starts_at from booking_slots where booking_id = $1', [id]);
+      expect(await slots()).toEqual([]);
+
+      clock.set('2031-02-01T00:00:00Z');
+      await t.query(`select graphile_worker.add_job('extend_booking_horizons')`);
+      for (let i = 0; i < 100 && (await slots()).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect((await slots()).map((slot) => slot.starts_at.toISOString())).toEqual(['2032-01-07T09:00:00.000Z']);
+      expect(await t.query('select live_until from bookings where id = $1', [id])).toEqual([{ live_until: new Date('2032-01-07T10:00:00Z') }]);
+    } finally {
+      clock.set(NOW);
+      await jobs.app.close();
+      await jobs.orm.close(true);
+    }
+  });
+
   it('bookedSlots lists the live occurrences in a window with their booking, series expanded and cancelled occurrences left out', async () => {
     const agent = await createAgent(t, root);
     const series = await createSeries(agent, '2030-09-02T09:00:00Z', '2030-09-02T10:00:00Z', 'FREQ=DAILY;COUNT=10');
