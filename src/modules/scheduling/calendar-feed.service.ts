@@ -36,6 +36,12 @@ export const CALENDAR_FEED_LIMITS = {
    * a day more, so that none an app would move by the change's hour into that horizon is missed.
    */
   pinnedAheadDays: 367,
+  /**
+   * A zone's VTIMEZONE has its changes as a yearly pattern (an RRULE) while they follow one; those
+   * that do not are dated one by one from the earliest local time the feed writes in the zone to
+   * this many years past the pinned window.
+   */
+  zoneYearsAhead: 10,
 } as const;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -143,12 +149,13 @@ export class CalendarFeedService {
 }
 
 function renderCalendar(agentName: string, bookings: readonly CalendarFeedRow[], window: FeedWindow): { body: string; events: number; truncated: boolean } {
-  const zones = new Set<string>();
+  // Each zone the feed's series name, with the earliest wall-clock time written in it (its VTIMEZONE starts that year).
+  const zones = new Map<string, number>();
   const events: string[][] = [];
   let count = 0;
   let truncated = bookings.length > CALENDAR_FEED_LIMITS.maxEvents;
   for (const booking of bookings) {
-    const bookingZones = new Set<string>();
+    const bookingZones = new Map<string, number>();
     const vevents = bookingEvents(booking, bookingZones, window);
     // A series with pinned occurrences is several VEVENTs: the bound is on VEVENTs, the earliest-listed bookings kept whole.
     if (count + vevents.length > CALENDAR_FEED_LIMITS.maxEvents) {
@@ -157,7 +164,7 @@ function renderCalendar(agentName: string, bookings: readonly CalendarFeedRow[],
     }
     count += vevents.length;
     events.push(...vevents);
-    for (const zone of bookingZones) zones.add(zone);
+    for (const [zone, earliest] of bookingZones) zones.set(zone, Math.min(earliest, zones.get(zone) ?? earliest));
   }
   const body = contentLines([
     'BEGIN:VCALENDAR',
@@ -165,7 +172,9 @@ function renderCalendar(agentName: string, bookings: readonly CalendarFeedRow[],
     `PRODID:-//${UID_DOMAIN}//calendar feed//EN`,
     'CALSCALE:GREGORIAN',
     `X-WR-CALNAME:${escapeText(agentName)}`,
-    ...[...zones].sort().flatMap(vtimezoneLines),
+    ...[...zones]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .flatMap(([zone, earliest]) => vtimezoneLines(zone, new Date(earliest).getUTCFullYear(), window.before.getUTCFullYear() + CALENDAR_FEED_LIMITS.zoneYearsAhead)),
     ...events.flat(),
     'END:VCALENDAR',
   ]);
@@ -182,7 +191,8 @@ interface FeedWindow {
 }
 
 /**
- * The VEVENTs of one booking, each as its content lines; adds the zones they name to `zones`.
+ * The VEVENTs of one booking, each as its content lines; adds the zone a series names to `zones`, with
+ * the wall-clock time its VEVENT starts at.
  *
  * A single booking is one VEVENT in UTC. A series is one VEVENT with DTSTART on the zone's wall clock
  * (where the rule's steps start), DURATION (exact, so a DTSTART or end on an irregular wall-clock time
@@ -193,7 +203,7 @@ interface FeedWindow {
  * rule (a Saturday start of a weekdays rule), whose start is an event of its own while the series'
  * VEVENT starts at the rule's first occurrence.
  */
-function bookingEvents(booking: CalendarFeedRow, zones: Set<string>, window: FeedWindow): string[][] {
+function bookingEvents(booking: CalendarFeedRow, zones: Map<string, number>, window: FeedWindow): string[][] {
   const id = booking.id!;
   const slot = { startsAt: new Date(booking.starts_at!), endsAt: new Date(booking.ends_at!) };
   const cancelled = booking.status === 'cancelled';
@@ -232,7 +242,7 @@ function bookingEvents(booking: CalendarFeedRow, zones: Set<string>, window: Fee
 
   const { first, ruleLine } = series;
   const utc = isUtc(parsed.zone);
-  if (!utc) zones.add(parsed.zone);
+  if (!utc) zones.set(parsed.zone, first.recurrenceId.getTime());
   const wallClock = (name: string, floatings: readonly Date[]) =>
     utc ? `${name}:${floatings.map(utcDateTime).join(',')}` : `${name};TZID=${parsed.zone}:${floatings.map(wallClockDateTime).join(',')}`;
   const offRuleStart = first.startsAt.getTime() !== slot.startsAt.getTime();
