@@ -16,6 +16,8 @@
  *   outbox) in the transaction of the change; its id is the cursor of subscriptions and webhooks.
  * - delivery: one event on its way to one webhook endpoint, with its attempts.
  * - calendar feed: a read-only iCalendar URL of an agent's bookings with its own token (`cal_…`, stored as SHA-256).
+ * - pinned occurrence: an occurrence the feed writes as a RECURRENCE-ID VEVENT at its instant, because calendar
+ *   apps would place it elsewhere around a daylight-saving change (a skipped or repeated wall-clock time).
  * - free/busy: which times of a calendar are taken (its slots), without what takes them.
  * - free/busy visibility: who may ask for an agent's free/busy (`family`: itself, its parent, its children; `anyone`; `nobody`: itself).
  * - availability: the free slots common to several agents' calendars, of a duration, on a grid of starts.

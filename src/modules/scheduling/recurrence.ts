@@ -15,8 +15,10 @@ const { RRule } = rrulePackage;
  *
  * rrule.js expands the rule on "floating" times (UTC fields are the zone's wall clock); each
  * wall-clock time is then read as RFC 5545 §3.3.5 says (`wall-clock.ts`). UNTIL is an instant,
- * compared with instants: a new rule's UNTIL is stored in UTC, as RFC 5545 requires with a zoned
- * DTSTART, so the calendar feed can carry the rule as it is.
+ * compared with instants; a new rule's UNTIL is stored in UTC, as RFC 5545 §3.3.10 requires with a
+ * zoned DTSTART. A new rule keeps to the parts calendar apps expand alike (`checkPortable`), and the
+ * feed's helpers at the end (`feedSeries`, `recurrenceIdOf`, `irregularOccurrences`) say how to
+ * write a series so that they expand it as the gateway does.
  */
 
 export interface Slot {
