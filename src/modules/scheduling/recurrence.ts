@@ -333,7 +333,7 @@ function stepsFrom(parsed: ParsedRule, floatingFrom: number): Rule {
     const month = startMonth + periods * monthsPerPeriod;
     // The first day of the period's first month, at DTSTART's time of day.
     later = new Date(Date.UTC(Math.floor(month / 12), month % 12, 1, start.getUTCHours(), start.getUTCMinutes(), start.getUTCSeconds()));
-    const datesFromStart = !(present(options.byweekno) || present(options.byyearday) || present(options.bymonthday) || present(options.byweekday));
+    const datesFromStart = !(present(options.byweekno) || present(options.byyearday) || present(options.bymonthday) || present(options.byweekday) || present(options.byeaster));
     if (datesFromStart) {
       defaults.bymonthday = start.getUTCDate();
       if (options.freq === RRule.YEARLY && !present(options.bymonth)) defaults.bymonth = start.getUTCMonth() + 1;
