@@ -16,7 +16,7 @@ export type { BookingView } from './booking.view.js';
 import { checkRange } from './input-checks.js';
 import { isUuid } from '../../platform/uuid.js';
 import { IDEMPOTENCY_TTL_MS, idempotencyConflict, replay, requestHash, storeOutcome, type IdempotentRequest } from './idempotency.js';
-import { expandRule, parseRule, RecurrenceError, type ParsedRule, type Slot } from './recurrence.js';
+import { expandRule, parseNewRule, parseRule, RecurrenceError, type ParsedRule, type Slot } from './recurrence.js';
 import {
   BOOKED_SLOTS,
   SLOTS_IN_WINDOW,
@@ -152,7 +152,8 @@ export class BookingService {
       startsAt: input.startsAt,
       endsAt: input.endsAt,
       status: 'confirmed',
-      rrule: input.rrule ?? null,
+      // A local UNTIL is stored as the UTC instant it names (RFC 5545 wants UTC with a zoned DTSTART).
+      rrule: plan.rule?.text ?? null,
       warningSentAt: null,
       createdAt: now,
     };
@@ -330,12 +331,14 @@ export class BookingService {
   async extendHorizons(): Promise<{ series: number; slots: number; skipped: number }> {
     const now = this.clock.now();
     const horizon = new Date(now.getTime() + BOOKING_LIMITS.horizonDays * DAY_MS);
+    // A series none of whose slots is left (its booked occurrences all cancelled, the next one beyond
+    // the horizon then) is extended from its start: joining only its slots left it unbooked for good.
     const due = await this.em.fork().execute<{ id: string; agent_id: string; last: Date | string }[]>(
-      `select b.id, b.agent_id, max(s.starts_at) as last
-         from bookings b join booking_slots s on s.booking_id = b.id
+      `select b.id, b.agent_id, coalesce(max(s.starts_at), b.starts_at) as last
+         from bookings b left join booking_slots s on s.booking_id = b.id
         where b.status = 'confirmed' and b.rrule is not null
         group by b.id
-       having max(s.starts_at) < ?`,
+       having coalesce(max(s.starts_at), b.starts_at) < ?`,
       [new Date(horizon.getTime() - DAY_MS)],
     );
     let slots = 0;
@@ -411,7 +414,7 @@ export class BookingService {
       fields.rrule = `must be at most ${BOOKING_LIMITS.rruleMaxLength} characters`;
     } else if (input.rrule !== undefined && input.rrule !== null && !fields.startsAt) {
       try {
-        rule = parseRule(input.rrule, input.startsAt);
+        rule = parseNewRule(input.rrule, input.startsAt);
       } catch (error) {
         if (!(error instanceof RecurrenceError)) throw error;
         fields.rrule = `is not a valid recurrence rule: ${error.message}`;

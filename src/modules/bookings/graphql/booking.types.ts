@@ -97,7 +97,7 @@ export class CreateBookingInput {
   @Field(() => String, {
     nullable: true,
     description:
-      'RFC 5545 RRULE (e.g. `FREQ=WEEKLY;BYDAY=MO;COUNT=10`). Prefix a `DTSTART;TZID=Europe/Berlin:<local startsAt>` line to keep wall-clock time across daylight-saving changes.',
+      'RFC 5545 RRULE (e.g. `FREQ=WEEKLY;BYDAY=MO;COUNT=10`). Prefix a `DTSTART;TZID=Europe/Berlin:<local startsAt>` line to keep wall-clock time across daylight-saving changes. A local UNTIL is read on that wall clock and stored in UTC. Rule parts: FREQ (not SECONDLY or MINUTELY), INTERVAL, COUNT or UNTIL (a date-time), BYDAY, BYMONTHDAY, BYMONTH, WKST; combinations calendar apps read differently are refused (400 naming rrule).',
   })
   rrule?: string | null;
 }
