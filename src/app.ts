@@ -238,6 +238,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     runInScope: inUnitOfWork,
     clientAddress: (request) => clientAddress(request, trust),
     metrics,
+    compileOperationsAfter: config.graphqlJitAfter,
     buildContext: (base) => ({
       ...base,
       agents: agentsModule.createContext(base),

@@ -144,6 +144,12 @@ const envSchema = z.object({
     .pipe(z.array(z.enum(PRICE_PROVIDERS, { message: `must list only ${PRICE_PROVIDERS.join(', ')}` })))
     .default([...PRICE_PROVIDERS]),
   GRAPHQL_EXPLORER: booleanFlag.default(true),
+  GRAPHQL_JIT: z
+    .string()
+    .regex(/^(off|\d+)$/, 'must be off or a whole number')
+    .transform((value) => (value === 'off' ? 0 : Number(value)))
+    .pipe(z.number().int().min(0).max(1_000_000, 'must be at most 1000000'))
+    .default(2),
   MCP_ALLOWED_ORIGINS: listOf(asOrigin, 'origins, each a scheme, a host and an optional port such as https://app.example.com').default([]),
   MCP_ALLOWED_HOSTS: listOf(asHostname, 'host names or addresses, each without a port, such as gateway, 10.0.0.5 or [::1]').default([]),
   OTEL_EXPORTER_OTLP_ENDPOINT: url(['http:', 'https:']).optional(),
@@ -190,6 +196,11 @@ export interface Config {
   readonly reminderLeadMinutes: number;
   readonly priceProviders: readonly string[];
   readonly graphqlExplorer: boolean;
+  /**
+   * A query or mutation is compiled by graphql-jit on its `graphqlJitAfter`-th request (2: the first
+   * time it comes again; 1: at once); 0 (`off`): graphql-js runs every operation.
+   */
+  readonly graphqlJitAfter: number;
   /**
    * Browser origins whose pages may call `/mcp`; a request with any other `Origin` is refused (403),
    * one without (agents send none) passes.
@@ -263,6 +274,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     reminderLeadMinutes: e.REMINDER_LEAD_MINUTES,
     priceProviders: Object.freeze([...e.PRICE_PROVIDERS]),
     graphqlExplorer: e.GRAPHQL_EXPLORER,
+    graphqlJitAfter: e.GRAPHQL_JIT,
     mcpAllowedOrigins: Object.freeze([...e.MCP_ALLOWED_ORIGINS]),
     mcpAllowedHosts: Object.freeze([...e.MCP_ALLOWED_HOSTS]),
     logLevel: e.LOG_LEVEL,

@@ -87,6 +87,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     DB_CONNECT_TIMEOUT_MS: '20000',
     // No adapter reaches the internet from a test; tests that want them pass their own.
     PRICE_PROVIDERS: '',
+    // Every operation compiled by graphql-jit on its first request, so that every GraphQL test runs
+    // the compiled path hot operations take (compiled-execution.test.ts compares it with graphql-js).
+    GRAPHQL_JIT: '1',
     ...options.env,
   });
   const statements: string[] = [];

@@ -1,4 +1,4 @@
-import { ApolloServer, type BaseContext } from '@apollo/server';
+import { ApolloServer, type ApolloServerOptionsWithGateway, type BaseContext } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
@@ -18,6 +18,7 @@ import { OperationMetrics } from './operation-metrics.js';
 import { requestErrorStatusPlugin } from './request-error-status.js';
 import { ConnectionCounter, GRAPHQL_LIMITS } from './limits.js';
 import { ConnectionOutbox } from './connection-outbox.js';
+import { CompiledOperations } from './compiled-operations.js';
 import { subscribeSharingExecution, type PushTarget } from './shared-execution.js';
 import { sharedPayloadReplacer } from './shared-payloads.js';
 
@@ -49,6 +50,8 @@ export interface GraphQLServerOptions<Context extends PlatformContext> {
   clientAddress: (request: IncomingMessage) => string;
   /** Where operation latencies and open subscriptions are reported. */
   metrics: Metrics;
+  /** The request of an operation on which graphql-jit compiles it (GRAPHQL_JIT: 2 by default); 0: never. */
+  compileOperationsAfter: number;
   path?: string;
 }
 
@@ -81,6 +84,32 @@ function viewerKey(contextValue: unknown): string {
 }
 
 /**
+ * Apollo Server's documented way to replace execution: a gateway whose `load` hands it an executor.
+ * Apollo keeps the request pipeline (parse, validation rules, the document cache, plugins, error
+ * formatting) and calls the executor with the validated document.
+ */
+function compiledExecution(schema: GraphQLSchema, operations: CompiledOperations): ApolloServerOptionsWithGateway<BaseContext>['gateway'] {
+  return {
+    onSchemaLoadOrUpdate: (callback) => {
+      callback({ apiSchema: schema, coreSupergraphSdl: '' });
+      return () => undefined;
+    },
+    load: async () => ({
+      executor: async (requestContext) =>
+        operations.execute({
+          documentKey: requestContext.queryHash,
+          document: requestContext.document,
+          operationName: requestContext.request.operationName,
+          operation: requestContext.operation,
+          contextValue: requestContext.context,
+          variableValues: requestContext.request.variables,
+        }),
+    }),
+    stop: async () => undefined,
+  };
+}
+
+/**
  * Serves the schema at one path: GraphQL over HTTP (POST and GET) through Apollo Server, and
  * GraphQL over WebSocket (`graphql-ws`) on the same path and port. Over WebSocket the credential
  * comes in `connectionParams` as `authorization` or `x-api-key`.
@@ -104,8 +133,18 @@ export async function registerGraphQL<Context extends PlatformContext>(
     blockFieldSuggestion: { enabled: false },
   }).protect();
   const rules = [...specifiedRules, ...armor.validationRules];
+  const executions = options.metrics.counter(
+    'gateway_graphql_executions_total',
+    'GraphQL queries and mutations over HTTP by how they ran: compiled (graphql-jit) or interpreted (graphql-js: before an operation is compiled, what cannot be, and variables that do not coerce)',
+    ['engine'],
+  );
+  const operations = new CompiledOperations(options.schema, {
+    compileAfterSeen: options.compileOperationsAfter || Number.POSITIVE_INFINITY,
+    executions: { compiled: executions.series({ engine: 'compiled' }), interpreted: executions.series({ engine: 'interpreted' }) },
+  });
   const apollo = new ApolloServer<Context>({
-    schema: options.schema,
+    // Apollo parses, validates (armor's rules included) and runs every plugin as before; only execution is ours.
+    gateway: compiledExecution(options.schema, operations),
     includeStacktraceInErrorResponses: false,
     // Explicit, so that NODE_ENV (production under `npm start`) changes nothing here: frontend teams
     // generate their types from introspection.
