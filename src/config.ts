@@ -89,6 +89,10 @@ const listOf = (read: (entry: string) => string | undefined, expected: string) =
 
 const PRICE_PROVIDERS = ['aws', 'azure', 'gcp', 'oci', 'lambda', 'runpod', 'vast'] as const;
 
+/** The kinds of caller GRAPHQL_TRUSTED_DOCUMENTS_ONLY can restrict to trusted documents. */
+export const TRUSTED_DOCUMENT_CALLERS = ['anonymous', 'agents', 'users'] as const;
+export type TrustedDocumentCaller = (typeof TRUSTED_DOCUMENT_CALLERS)[number];
+
 const envSchema = z.object({
   PORT: z
     .string()
@@ -144,6 +148,16 @@ const envSchema = z.object({
     .pipe(z.array(z.enum(PRICE_PROVIDERS, { message: `must list only ${PRICE_PROVIDERS.join(', ')}` })))
     .default([...PRICE_PROVIDERS]),
   GRAPHQL_EXPLORER: booleanFlag.default(true),
+  GRAPHQL_TRUSTED_DOCUMENTS_ONLY: z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((caller) => caller.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.enum(TRUSTED_DOCUMENT_CALLERS, { message: `must list only ${TRUSTED_DOCUMENT_CALLERS.join(', ')}` })))
+    .default([]),
   GRAPHQL_JIT: z
     .string()
     .regex(/^(off|\d+)$/, 'must be off or a whole number')
@@ -196,6 +210,11 @@ export interface Config {
   readonly reminderLeadMinutes: number;
   readonly priceProviders: readonly string[];
   readonly graphqlExplorer: boolean;
+  /**
+   * Callers who may send only the documents the build published (GraphQL over HTTP `documentId`, their
+   * hash, or their text): none by default. The operator (ADMIN_TOKEN) is never restricted.
+   */
+  readonly graphqlTrustedDocumentsOnly: readonly TrustedDocumentCaller[];
   /**
    * A query or mutation is compiled by graphql-jit on its `graphqlJitAfter`-th request (2: the first
    * time it comes again; 1: at once); 0 (`off`): graphql-js runs every operation.
@@ -274,6 +293,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     reminderLeadMinutes: e.REMINDER_LEAD_MINUTES,
     priceProviders: Object.freeze([...e.PRICE_PROVIDERS]),
     graphqlExplorer: e.GRAPHQL_EXPLORER,
+    graphqlTrustedDocumentsOnly: Object.freeze([...new Set(e.GRAPHQL_TRUSTED_DOCUMENTS_ONLY)]),
     graphqlJitAfter: e.GRAPHQL_JIT,
     mcpAllowedOrigins: Object.freeze([...e.MCP_ALLOWED_ORIGINS]),
     mcpAllowedHosts: Object.freeze([...e.MCP_ALLOWED_HOSTS]),

@@ -64,7 +64,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ GRAPHQL_JIT: '0' }).graphqlJitAfter).toBe(0);
   });
 
+  it('reads GRAPHQL_TRUSTED_DOCUMENTS_ONLY as the kinds of caller held to trusted documents (none by default)', () => {
+    expect(loadConfig({}).graphqlTrustedDocumentsOnly).toEqual([]);
+    expect(loadConfig({ GRAPHQL_TRUSTED_DOCUMENTS_ONLY: 'anonymous, users,anonymous' }).graphqlTrustedDocumentsOnly).toEqual(['anonymous', 'users']);
+  });
+
   it.each([
+    ['GRAPHQL_TRUSTED_DOCUMENTS_ONLY', 'anonymous,admins', /GRAPHQL_TRUSTED_DOCUMENTS_ONLY must list only anonymous, agents, users/],
     ['GRAPHQL_JIT', 'on', /GRAPHQL_JIT must be off or a whole number/],
     ['PORT', 'abc', /PORT must be a whole number/],
     ['PORT', '70000', /PORT must be at most 65535/],

@@ -1,6 +1,6 @@
 import { ApolloServer, type ApolloServerOptionsWithGateway, type BaseContext } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
+import { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { execute, GraphQLError, parse, specifiedRules, validate, type DocumentNode, type ExecutionArgs, type GraphQLSchema } from 'graphql';
@@ -19,6 +19,9 @@ import { requestErrorStatusPlugin } from './request-error-status.js';
 import { ConnectionCounter, GRAPHQL_LIMITS } from './limits.js';
 import { ConnectionOutbox } from './connection-outbox.js';
 import { CompiledOperations } from './compiled-operations.js';
+import { cachePolicyPlugin } from './cache-policy.js';
+import { graphqlHttpHandler, type TrustedDocumentsPolicy } from './http-handler.js';
+import { documentStoreWith, persistedQueryStoreWith } from './trusted-documents.js';
 import { subscribeSharingExecution, type PushTarget } from './shared-execution.js';
 import { sharedPayloadReplacer } from './shared-payloads.js';
 
@@ -52,6 +55,8 @@ export interface GraphQLServerOptions<Context extends PlatformContext> {
   metrics: Metrics;
   /** The request of an operation on which graphql-jit compiles it (GRAPHQL_JIT: 2 by default); 0: never. */
   compileOperationsAfter: number;
+  /** The documents the build published, and who may send only those (GRAPHQL_TRUSTED_DOCUMENTS_ONLY). */
+  trustedDocuments: TrustedDocumentsPolicy;
   path?: string;
 }
 
@@ -142,6 +147,19 @@ export async function registerGraphQL<Context extends PlatformContext>(
     compileAfterSeen: options.compileOperationsAfter || Number.POSITIVE_INFINITY,
     executions: { compiled: executions.series({ engine: 'compiled' }), interpreted: executions.series({ engine: 'interpreted' }) },
   });
+  // Trusted documents are parsed (on load), validated and compiled once, here; one that does not validate
+  // (a test's document made to exceed a limit) stays out, and Apollo refuses it as it refuses any other.
+  const validated = new Map<string, DocumentNode>();
+  for (const trusted of options.trustedDocuments.documents) {
+    if (validate(options.schema, trusted.document, rules).length > 0) continue;
+    validated.set(trusted.hash, trusted.document);
+    const named = trusted.document.definitions.flatMap((definition) =>
+      definition.kind === 'OperationDefinition' && definition.operation !== 'subscription' ? [definition.name?.value] : [],
+    );
+    for (const name of named) operations.prepare(trusted.hash, trusted.document, name);
+    if (named.length === 1) operations.prepare(trusted.hash, trusted.document, undefined);
+  }
+  log.info({ trusted: options.trustedDocuments.documents.size, validated: validated.size, onlyFor: [...options.trustedDocuments.requiredFor] }, 'trusted GraphQL documents loaded');
   const apollo = new ApolloServer<Context>({
     // Apollo parses, validates (armor's rules included) and runs every plugin as before; only execution is ours.
     gateway: compiledExecution(options.schema, operations),
@@ -158,13 +176,17 @@ export async function registerGraphQL<Context extends PlatformContext>(
     // client can do on its own. README: "GraphQL over HTTP".
     csrfPrevention: false,
     parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
+    documentStore: documentStoreWith(validated),
+    persistedQueries: { cache: persistedQueryStoreWith(options.trustedDocuments.documents) },
     validationRules: armor.validationRules,
     formatError: (formatted, error) => formatGraphQLError(formatted, error, log),
-    // No cache hints are set anywhere: the cache-control plugin would only walk every field for nothing.
+    // Apollo's cache-control plugin reads hints in graphql-js's per-field hooks, which compiled operations
+    // never call: cachePolicyPlugin reads the same `@cacheControl` hints from the document instead.
     plugins: [
       fastifyApolloDrainPlugin(app),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
+      cachePolicyPlugin<Context>(options.schema),
       requestErrorStatusPlugin<Context>(),
       new OperationMetrics(options.metrics).plugin<Context>(),
     ],
@@ -176,7 +198,9 @@ export async function registerGraphQL<Context extends PlatformContext>(
     url: path,
     schema: { hide: true },
     config: { errorStyle: 'graphql' },
-    handler: fastifyApolloHandler(apollo, {
+    handler: graphqlHttpHandler(apollo, {
+      trusted: options.trustedDocuments,
+      log,
       context: async (request) =>
         options.buildContext({
           requestId: request.id,
@@ -237,9 +261,16 @@ export async function registerGraphQL<Context extends PlatformContext>(
       },
       // Parsed and validated here rather than by graphql-ws, so that a syntax error or a document over
       // the token bound is an error for that operation, not a closed socket and a console line.
-      onSubscribe: (ctx, _id, payload) => {
+      onSubscribe: async (ctx, _id, payload) => {
         if (Object.keys(ctx.subscriptions).length > GRAPHQL_LIMITS.maxOperationsPerSocket) {
           const refusal = new AppError('limit_exceeded', `more than ${GRAPHQL_LIMITS.maxOperationsPerSocket} operations at once on one connection`);
+          return [new GraphQLError(refusal.message, { originalError: refusal })];
+        }
+        // graphql-ws carries only text: trusted when it is a trusted document's, however printed.
+        const { documents, requiredFor } = options.trustedDocuments;
+        const actor = ctx.extra.actor ?? options.actors.once(connectionCredential(ctx.connectionParams ?? {}));
+        if (requiredFor.size > 0 && requiredFor.has((await actor()).kind) && !documents.matching(payload.query)) {
+          const refusal = new AppError('trusted_document_required', 'this server runs only trusted documents for this caller: send the text of a document the build published');
           return [new GraphQLError(refusal.message, { originalError: refusal })];
         }
         let document: DocumentNode;

@@ -1,5 +1,6 @@
-import { Arg, Field, Float, ID, Int, ObjectType, Query, registerEnumType, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Directive, Field, Float, ID, Int, ObjectType, Query, registerEnumType, Resolver, Root, Subscription } from 'type-graphql';
 import type { Clock } from '../../../platform/clock.js';
+import { cacheControl } from '../../../platform/graphql/directives.js';
 import { freshnessOf } from '../catalog.js';
 import { PRICE_HISTORY_LIMITS, type PriceService, type PriceView, type SnapshotAdded } from '../price.service.js';
 
@@ -16,7 +17,11 @@ export enum Freshness {
 }
 registerEnumType(Freshness, { name: 'PriceFreshness', description: 'FRESH under 2 h old, STALE under 12 h, EXPIRED beyond.' });
 
+/** Public data that changes with a snapshot (every 30 minutes, or an admin ingest): shared caches may keep it a minute. */
+export const PRICE_CACHE_SECONDS = 60;
+
 @ObjectType('GpuPrice', { description: 'Hourly USD price of one GPU at one provider, with where and when it was seen.' })
+@Directive(cacheControl({ maxAge: PRICE_CACHE_SECONDS }))
 export class GpuPriceNode {
   @Field({ description: 'Full GPU model name.' })
   gpu!: string;
