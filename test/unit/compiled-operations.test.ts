@@ -50,6 +50,17 @@ describe('CompiledOperations', () => {
     expect([a, b, c].map((query) => ops.isCompiled(query, undefined))).toEqual([true, false, true]);
   });
 
+  it('keeps operations prepared at start (trusted documents) compiled whatever else comes', async () => {
+    const { operations, run } = harness();
+    const ops = operations(1, 1);
+    const trusted = '{ trusted: greeting }';
+    expect(ops.prepare(trusted, parse(trusted), undefined)).toBe(true);
+    await run(ops, '{ a: greeting }');
+    await run(ops, '{ b: greeting }');
+    expect(ops.isCompiled(trusted, undefined)).toBe(true);
+    expect(await run(ops, trusted)).toEqual({ data: { trusted: 'hello you (3)' } });
+  });
+
   it('answers variables that do not coerce with graphql-js, which runs nothing either', async () => {
     const { operations, run, counts, calls } = harness();
     const ops = operations(1);

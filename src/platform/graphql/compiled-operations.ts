@@ -57,6 +57,8 @@ export interface CompiledOperationsOptions {
  */
 export class CompiledOperations {
   private readonly plans: LRUCache<string, Plan>;
+  /** Operations compiled at start (trusted documents): never evicted by whatever else comes. */
+  private readonly pinned = new Map<string, Plan>();
   private readonly compileAfterSeen: number;
 
   constructor(
@@ -70,13 +72,14 @@ export class CompiledOperations {
   /** Compiles an operation now (a trusted document at start); false when graphql-jit cannot compile it. */
   prepare(documentKey: string, document: DocumentNode, operationName: string | null | undefined): boolean {
     const plan: Plan = { seen: 0 };
-    this.plans.set(planKey(documentKey, operationName), plan);
+    this.pinned.set(planKey(documentKey, operationName), plan);
     return this.compile(plan, document, operationName) !== null;
   }
 
   /** Whether the operation runs compiled now (tests and metrics). */
   isCompiled(documentKey: string, operationName: string | null | undefined): boolean {
-    return Boolean(this.plans.peek(planKey(documentKey, operationName))?.compiled);
+    const key = planKey(documentKey, operationName);
+    return Boolean((this.pinned.get(key) ?? this.plans.peek(key))?.compiled);
   }
 
   /** Runs a query or mutation: compiled when it has been (or can now be) compiled, else by graphql-js. */
@@ -119,6 +122,8 @@ export class CompiledOperations {
 
   private compiledFor(request: OperationRequest): CompiledQuery | null {
     const key = planKey(request.documentKey, request.operationName);
+    const pinned = this.pinned.get(key);
+    if (pinned) return pinned.compiled ?? null;
     let plan = this.plans.get(key);
     if (!plan) this.plans.set(key, (plan = { seen: 0 }));
     if (plan.compiled !== undefined) return plan.compiled;
