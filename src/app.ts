@@ -138,7 +138,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Rate-limit counters live in PostgreSQL so every process shares one budget; a small pool of their own.
   const rateLimitPool = new pg.Pool({ ...connectionSettings(config.databaseTimeouts), connectionString: deps.databaseUrl, max: 5 });
   closeSilentConnections(rateLimitPool);
-  rateLimitPool.on('error', (error) => logger.warn({ err: error }, 'rate-limit connection lost'));
+  // Once closing, a lost connection is the database going away with the process (GraphQL cost budgets
+  // keep one of these connections open): news only for debugging, as for the other pools.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  rateLimitPool.on('error', (error) => logger[closing ? 'debug' : 'warn']({ err: error }, 'rate-limit connection lost'));
   // Before any gauge that queries: a scrape reads the pools before its own statements wait on them.
   registerPoolMetrics(metrics, { orm: statements.pool, rate_limits: rateLimitPool });
   registerMetricsRoute(app, metrics, config.metricsToken);
@@ -255,6 +261,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientAddress: (request) => clientAddress(request, trust),
     metrics,
     compileOperationsAfter: config.graphqlJitAfter,
+    costBudget: { pool: rateLimitPool, perMinute: config.graphqlCostPerMin },
     trustedDocuments: {
       documents: loadTrustedDocuments(config, logger),
       requiredFor: new Set(config.graphqlTrustedDocumentsOnly.map((caller) => TRUSTED_DOCUMENT_ACTORS[caller])),

@@ -158,6 +158,12 @@ const envSchema = z.object({
     )
     .pipe(z.array(z.enum(TRUSTED_DOCUMENT_CALLERS, { message: `must list only ${TRUSTED_DOCUMENT_CALLERS.join(', ')}` })))
     .default([]),
+  GRAPHQL_COST_PER_MIN: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER))
+    .default(100_000),
   GRAPHQL_JIT: z
     .string()
     .regex(/^(off|\d+)$/, 'must be off or a whole number')
@@ -215,6 +221,8 @@ export interface Config {
    * hash, or their text): none by default. The operator (ADMIN_TOKEN) is never restricted.
    */
   readonly graphqlTrustedDocumentsOnly: readonly TrustedDocumentCaller[];
+  /** GraphQL cost points one caller may spend per minute, across processes; 0: not enforced (costs still reported). */
+  readonly graphqlCostPerMin: number;
   /**
    * A query or mutation is compiled by graphql-jit on its `graphqlJitAfter`-th request (2: the first
    * time it comes again; 1: at once); 0 (`off`): graphql-js runs every operation.
@@ -295,6 +303,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     graphqlExplorer: e.GRAPHQL_EXPLORER,
     graphqlTrustedDocumentsOnly: Object.freeze([...new Set(e.GRAPHQL_TRUSTED_DOCUMENTS_ONLY)]),
     graphqlJitAfter: e.GRAPHQL_JIT,
+    graphqlCostPerMin: e.GRAPHQL_COST_PER_MIN,
     mcpAllowedOrigins: Object.freeze([...e.MCP_ALLOWED_ORIGINS]),
     mcpAllowedHosts: Object.freeze([...e.MCP_ALLOWED_HOSTS]),
     logLevel: e.LOG_LEVEL,

@@ -2,6 +2,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { INTERNAL_ERROR, toAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { CostRefusal } from './cost-budget.js';
 
 // Apollo's codes for errors in the request itself: the client's to see.
 const CLIENT_ERROR_CODES = new Set([
@@ -34,7 +35,7 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
     return {
       message: appError.message,
       ...where,
-      extensions: { code: appError.code, ...(appError.fields ? { errors: appError.fields } : {}) },
+      extensions: { code: appError.code, ...(appError.fields ? { errors: appError.fields } : {}), ...(appError instanceof CostRefusal ? appError.extensions : {}) },
     };
   }
   const code = formatted.extensions?.code;

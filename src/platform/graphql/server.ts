@@ -3,7 +3,7 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { execute, GraphQLError, parse, specifiedRules, validate, type DocumentNode, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import { execute, getOperationAST, GraphQLError, parse, specifiedRules, validate, type DocumentNode, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { IncomingMessage } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -20,6 +20,9 @@ import { ConnectionCounter, GRAPHQL_LIMITS } from './limits.js';
 import { ConnectionOutbox } from './connection-outbox.js';
 import { CompiledOperations } from './compiled-operations.js';
 import { cachePolicyPlugin } from './cache-policy.js';
+import { CostBudget, CostRefusal } from './cost-budget.js';
+import { OperationCosts, type Charge } from './operation-costs.js';
+import type pg from 'pg';
 import { graphqlHttpHandler, type TrustedDocumentsPolicy } from './http-handler.js';
 import { documentStoreWith, persistedQueryStoreWith } from './trusted-documents.js';
 import { subscribeSharingExecution, type PushTarget } from './shared-execution.js';
@@ -55,6 +58,8 @@ export interface GraphQLServerOptions<Context extends PlatformContext> {
   metrics: Metrics;
   /** The request of an operation on which graphql-jit compiles it (GRAPHQL_JIT: 2 by default); 0: never. */
   compileOperationsAfter: number;
+  /** Where GraphQL cost budgets are kept (the rate-limit pool) and how many points per caller and minute (GRAPHQL_COST_PER_MIN; 0: not enforced). */
+  costBudget: { pool: pg.Pool; perMinute: number };
   /** The documents the build published, and who may send only those (GRAPHQL_TRUSTED_DOCUMENTS_ONLY). */
   trustedDocuments: TrustedDocumentsPolicy;
   path?: string;
@@ -143,6 +148,8 @@ export async function registerGraphQL<Context extends PlatformContext>(
     'GraphQL queries and mutations over HTTP by how they ran: compiled (graphql-jit) or interpreted (graphql-js: before an operation is compiled, what cannot be, and variables that do not coerce)',
     ['engine'],
   );
+  const costRefusals = options.metrics.counter('gateway_graphql_cost_refusals_total', 'GraphQL operations refused before running: their estimated cost was more than the caller had left of GRAPHQL_COST_PER_MIN', []);
+  const costs = new OperationCosts(options.schema, new CostBudget(options.costBudget.pool, options.costBudget.perMinute, costRefusals.series({}), log));
   const operations = new CompiledOperations(options.schema, {
     compileAfterSeen: options.compileOperationsAfter || Number.POSITIVE_INFINITY,
     executions: { compiled: executions.series({ engine: 'compiled' }), interpreted: executions.series({ engine: 'interpreted' }) },
@@ -187,6 +194,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
       cachePolicyPlugin<Context>(options.schema),
+      costs.plugin<Context>(),
       requestErrorStatusPlugin<Context>(),
       new OperationMetrics(options.metrics).plugin<Context>(),
     ],
@@ -234,6 +242,13 @@ export async function registerGraphQL<Context extends PlatformContext>(
       ? { ...(result.data !== undefined ? { data: result.data } : {}), errors: result.errors.map((error) => formatGraphQLError(error.toJSON(), error, log)) }
       : result;
   const outboxes = new WeakMap<WebSocket, ConnectionOutbox>();
+  /** Per connection, the operations charged and not yet answered. */
+  const charges = new WeakMap<object, Map<string, Charge>>();
+  const chargesOf = (ctx: object): Map<string, Charge> => {
+    let known = charges.get(ctx);
+    if (!known) charges.set(ctx, (known = new Map()));
+    return known;
+  };
   /** Per operation context: where its pushed subscription events go. */
   const pushTargets = new WeakMap<object, PushTarget>();
   const wsServer = useServer<Record<string, unknown> | undefined, { connectionId: string; credentialKey?: string | undefined; actor: () => Promise<Actor> }>(
@@ -261,7 +276,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
       },
       // Parsed and validated here rather than by graphql-ws, so that a syntax error or a document over
       // the token bound is an error for that operation, not a closed socket and a console line.
-      onSubscribe: async (ctx, _id, payload) => {
+      onSubscribe: async (ctx, id, payload) => {
         if (Object.keys(ctx.subscriptions).length > GRAPHQL_LIMITS.maxOperationsPerSocket) {
           const refusal = new AppError('limit_exceeded', `more than ${GRAPHQL_LIMITS.maxOperationsPerSocket} operations at once on one connection`);
           return [new GraphQLError(refusal.message, { originalError: refusal })];
@@ -282,6 +297,16 @@ export async function registerGraphQL<Context extends PlatformContext>(
         }
         const errors = validate(options.schema, document, rules);
         if (errors.length > 0) return errors;
+        const operation = getOperationAST(document, payload.operationName);
+        if (operation) {
+          const payer = { actor, credential: connectionCredential(ctx.connectionParams ?? {}), ip: options.clientAddress(ctx.extra.request) };
+          try {
+            chargesOf(ctx).set(id, await costs.admit(payer, document, operation, payload.variables ?? undefined));
+          } catch (error) {
+            if (error instanceof CostRefusal) return [new GraphQLError(error.message, { originalError: error })];
+            throw error;
+          }
+        }
         return {
           schema: options.schema,
           document,
@@ -314,7 +339,13 @@ export async function registerGraphQL<Context extends PlatformContext>(
       execute: (args: ExecutionArgs) => options.runInScope(() => execute(args)),
       subscribe: (args: ExecutionArgs) =>
         options.runInScope(() => subscribeSharingExecution(args, { viewerKey, payloadOf: nextPayload, pushTarget: pushTargets.get(args.contextValue as object) })),
-      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? nextPayload(result) : undefined),
+      onNext: (ctx, id, _payload, _args, result) => {
+        // A query or mutation answers once, with its cost; a subscription's events carry none (and stay shared).
+        const charge = chargesOf(ctx).get(id);
+        if (!charge || charge.operation.operation === 'subscription') return result.errors ? nextPayload(result) : undefined;
+        return { ...nextPayload(result), extensions: { ...result.extensions, cost: costs.settle(charge, result.data) } };
+      },
+      onComplete: (ctx, id) => void chargesOf(ctx).delete(id),
       onError: (_ctx, _id, _payload, errors) =>
         errors.map((error) => formatGraphQLError(error.toJSON(), error, log)),
     },

@@ -9,7 +9,7 @@ import { PricesPageDocument } from '../../../src/web/generated/pages/graphql.js'
 import { documentHash } from '../../../src/platform/graphql/trusted-documents.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
 import { hourSlot } from '../../factories/bookings.js';
-import { bearer, startTestApp, type TestApp } from '../../harness.js';
+import { bearer, startTestApp, type TestApp, withoutCost } from '../../harness.js';
 
 /** The console's generated documents by operation name: their GraphQL documents and the ids the build published. */
 const consoleOperations = new Map<string, { document: DocumentNode; documentId: string }>();
@@ -170,7 +170,7 @@ describe('persisted documents over HTTP (GraphQL over HTTP, Appendix A), no rest
     expect(me.headers['cache-control']).toBe('private, no-store');
     // The same by POST.
     const posted = await t.rest({ method: 'POST', url: '/graphql', headers: bearer(agent.token), payload: { documentId: meId } });
-    expect(posted.json()).toEqual(me.json());
+    expect(withoutCost(posted.json())).toEqual(withoutCost(me.json()));
   });
 
   it('refuses a mutation over GET with 405 and runs it by POST', async () => {
@@ -204,7 +204,7 @@ describe('persisted documents over HTTP (GraphQL over HTTP, Appendix A), no rest
     const before = await executions();
     const chargesId = consoleOperations.get('ConsoleFeeds')!.documentId;
     const first = await t.rest({ method: 'POST', url: '/graphql', headers: bearer(agent.token), payload: { documentId: chargesId } });
-    expect(first.json()).toEqual({ data: { calendarFeeds: [] } });
+    expect(withoutCost(first.json())).toEqual({ data: { calendarFeeds: [] } });
     expect(await executions()).toBe(before + 1);
     const byHash = await t.rest({
       method: 'POST',
@@ -212,7 +212,7 @@ describe('persisted documents over HTTP (GraphQL over HTTP, Appendix A), no rest
       headers: bearer(agent.token),
       payload: { extensions: { persistedQuery: { version: 1, sha256Hash: chargesId.slice('sha256:'.length) } } },
     });
-    expect(byHash.json()).toEqual(first.json());
+    expect(withoutCost(byHash.json())).toEqual(withoutCost(first.json()));
     // Other documents keep Apollo's automatic persisted queries: unknown hash first, then registered.
     const query = '{ me { name } }';
     const hashOnly = { extensions: { persistedQuery: { version: 1, sha256Hash: documentHash(query) } } };
@@ -220,7 +220,7 @@ describe('persisted documents over HTTP (GraphQL over HTTP, Appendix A), no rest
     expect(notYet.json().errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
     await t.rest({ method: 'POST', url: '/graphql', headers: bearer(agent.token), payload: { query, ...hashOnly } });
     const registered = await t.rest({ method: 'POST', url: '/graphql', headers: bearer(agent.token), payload: hashOnly });
-    expect(registered.json()).toEqual({ data: { me: { name: 'persisted' } } });
+    expect(withoutCost(registered.json())).toEqual({ data: { me: { name: 'persisted' } } });
   });
 
   it('restricts only the kinds of caller named: agents free, anonymous callers held to trusted documents', async () => {
@@ -228,7 +228,7 @@ describe('persisted documents over HTTP (GraphQL over HTTP, Appendix A), no rest
     try {
       const child = await createAgent(restricted, agent, 'child-of-persisted');
       const asAgent = await restricted.rest({ method: 'POST', url: '/graphql', headers: bearer(child.token), payload: { query: '{ me { name } }' } });
-      expect(asAgent.json()).toEqual({ data: { me: { name: 'child-of-persisted' } } });
+      expect(withoutCost(asAgent.json())).toEqual({ data: { me: { name: 'child-of-persisted' } } });
       const anonymous = await restricted.rest({ method: 'POST', url: '/graphql', payload: { query: '{ gpuPrices { slug } }' } });
       expect(anonymous.json().errors[0].extensions.code).toBe('trusted_document_required');
       const trusted = await restricted.rest({ method: 'GET', url: `/graphql?documentId=${pricesId}` });

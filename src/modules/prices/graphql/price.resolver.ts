@@ -1,7 +1,7 @@
 import { Arg, Directive, Field, Float, ID, Int, ObjectType, Query, registerEnumType, Resolver, Root, Subscription } from 'type-graphql';
 import type { Clock } from '../../../platform/clock.js';
-import { cacheControl } from '../../../platform/graphql/directives.js';
-import { freshnessOf } from '../catalog.js';
+import { cacheControl, listSize } from '../../../platform/graphql/directives.js';
+import { freshnessOf, GPU_SLUGS, PROVIDERS } from '../catalog.js';
 import { PRICE_HISTORY_LIMITS, type PriceService, type PriceView, type SnapshotAdded } from '../price.service.js';
 
 export enum PriceKind {
@@ -81,6 +81,7 @@ export class PriceResolver {
     return Object.assign(new GpuPriceNode(), row, { ageMinutes: Math.max(0, Math.floor(age / 60_000)), freshness: freshnessOf(age) as Freshness });
   }
 
+  @Directive(listSize({ assumedSize: GPU_SLUGS.length * PROVIDERS.length }))
   @Query(() => [GpuPriceNode], { description: 'Current prices, optionally for one GPU slug and/or provider.' })
   async gpuPrices(
     @Arg('gpu', () => String, { nullable: true }) gpu?: string | null,
@@ -90,6 +91,7 @@ export class PriceResolver {
     return feed.prices.filter((row) => !provider || row.provider === provider).map((row) => this.node(row));
   }
 
+  @Directive(listSize({ assumedSize: PRICE_HISTORY_LIMITS.maxRows }))
   @Query(() => [GpuPriceNode], {
     description:
       "Every snapshot's price of a GPU inside [from, to), oldest first. " +
