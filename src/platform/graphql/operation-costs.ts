@@ -30,6 +30,9 @@ export interface Charge {
  * of its own.
  */
 export class OperationCosts {
+  /** Estimates of operations that take no variables, by document (Apollo keeps one object per cached document). */
+  private readonly fixedEstimates = new WeakMap<DocumentNode, Map<string, number>>();
+
   constructor(
     private readonly schema: GraphQLSchema,
     readonly budget: CostBudget,
@@ -37,15 +40,29 @@ export class OperationCosts {
 
   /** Estimates and charges; throws a CostRefusal when the caller's budget does not hold the estimate. */
   async admit(payer: CostPayer, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined): Promise<Charge> {
+    const estimated = this.estimate(document, operation, variables);
+    const admission = this.budget.enforced ? await this.budget.admit(await payerKey(payer), estimated) : undefined;
+    return { estimated, admission, document, operation, variables };
+  }
+
+  private estimate(document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined): number {
+    const fixed = !operation.variableDefinitions?.length;
+    const name = operation.name?.value ?? '';
+    const known = fixed ? this.fixedEstimates.get(document)?.get(name) : undefined;
+    if (known !== undefined) return known;
     let estimated: number;
     try {
       estimated = estimateCost(this.schema, document, operation.name?.value, variables);
     } catch {
       // Variables that do not coerce: execution answers that, having run nothing.
-      estimated = 0;
+      return 0;
     }
-    const admission = this.budget.enforced ? await this.budget.admit(await payerKey(payer), estimated) : undefined;
-    return { estimated, admission, document, operation, variables };
+    if (fixed) {
+      let byName = this.fixedEstimates.get(document);
+      if (!byName) this.fixedEstimates.set(document, (byName = new Map()));
+      byName.set(name, estimated);
+    }
+    return estimated;
   }
 
   /** Counts what the answer holds, gives back the unused part, and reports the cost. */
