@@ -7,6 +7,7 @@ import pg from 'pg';
 import {
   createAgentsModule,
   createAvailabilityModule,
+  BOOKING_EVENTS_RESUMPTION,
   createBookingEventsModule,
   createBookingsModule,
   createCalendarFeedsModule,
@@ -262,6 +263,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     metrics,
     compileOperationsAfter: config.graphqlJitAfter,
     costBudget: { pool: rateLimitPool, perMinute: config.graphqlCostPerMin },
+    resumableSubscriptions: [BOOKING_EVENTS_RESUMPTION],
     trustedDocuments: {
       documents: loadTrustedDocuments(config, logger),
       requiredFor: new Set(config.graphqlTrustedDocumentsOnly.map((caller) => TRUSTED_DOCUMENT_ACTORS[caller])),

@@ -3,7 +3,7 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { execute, getOperationAST, GraphQLError, parse, specifiedRules, validate, type DocumentNode, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import { execute, getOperationAST, GraphQLError, parse, specifiedRules, validate, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { IncomingMessage } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -25,6 +25,7 @@ import { OperationCosts, type Charge } from './operation-costs.js';
 import type pg from 'pg';
 import { graphqlHttpHandler, type TrustedDocumentsPolicy } from './http-handler.js';
 import { documentStoreWith, persistedQueryStoreWith } from './trusted-documents.js';
+import { registerGraphQLOverSse, type ResumableSubscription } from './sse.js';
 import { subscribeSharingExecution, type PushTarget } from './shared-execution.js';
 import { sharedPayloadReplacer } from './shared-payloads.js';
 
@@ -60,6 +61,8 @@ export interface GraphQLServerOptions<Context extends PlatformContext> {
   compileOperationsAfter: number;
   /** Where GraphQL cost budgets are kept (the rate-limit pool) and how many points per caller and minute (GRAPHQL_COST_PER_MIN; 0: not enforced). */
   costBudget: { pool: pg.Pool; perMinute: number };
+  /** Subscriptions whose events GraphQL over SSE resumes from `Last-Event-ID` (the modules name them). */
+  resumableSubscriptions: readonly ResumableSubscription[];
   /** The documents the build published, and who may send only those (GRAPHQL_TRUSTED_DOCUMENTS_ONLY). */
   trustedDocuments: TrustedDocumentsPolicy;
   path?: string;
@@ -226,6 +229,8 @@ export async function registerGraphQL<Context extends PlatformContext>(
   });
 
   const sockets = new WebSocketServer({ noServer: true, maxPayload: GRAPHQL_LIMITS.maxMessageBytes });
+  // A client's WebSockets and SSE streams count together.
+  const socketsPerAddress = new ConnectionCounter(GRAPHQL_LIMITS.maxSocketsPerAddress);
   const socketsPerCredential = new ConnectionCounter(GRAPHQL_LIMITS.maxSocketsPerCredential);
   let connectionCounter = 0;
   // The connection contexts, not their `subscriptions`: graphql-ws swaps that object when a socket closes.
@@ -352,7 +357,6 @@ export async function registerGraphQL<Context extends PlatformContext>(
     sockets,
   );
 
-  const socketsPerAddress = new ConnectionCounter(GRAPHQL_LIMITS.maxSocketsPerAddress);
   app.server.on('upgrade', (request, socket, head) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname !== path) {
@@ -371,6 +375,21 @@ export async function registerGraphQL<Context extends PlatformContext>(
       logSocketErrors(ws, log);
       sockets.emit('connection', ws, request);
     });
+  });
+
+  registerGraphQLOverSse(app, {
+    schema: options.schema,
+    rules,
+    buildContext: options.buildContext,
+    runInScope: options.runInScope,
+    trusted: options.trustedDocuments,
+    costs,
+    connectionsPerAddress: socketsPerAddress,
+    connectionsPerCredential: socketsPerCredential,
+    resumable: options.resumableSubscriptions,
+    payloadOf: (result) => nextPayload(result) as ExecutionResult,
+    viewerKey,
+    log,
   });
 
   // On shutdown: tell every subscriber we are going away, then stop accepting sockets.
