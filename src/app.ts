@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import pg from 'pg';
 import {
   createAgentsModule,
   createAvailabilityModule,
+  BOOKING_EVENTS_RESUMPTION,
   createBookingEventsModule,
   createBookingsModule,
   createCalendarFeedsModule,
@@ -32,6 +35,7 @@ import { closeSilentConnections, connectionSettings } from './platform/db/timeou
 import type { Orm } from './platform/db/orm.js';
 import { buildGatewaySchema, resolverContainer } from './platform/graphql/schema.js';
 import { registerGraphQL } from './platform/graphql/server.js';
+import { TrustedDocuments } from './platform/graphql/trusted-documents.js';
 import { clientAddress, proxyTrust } from './platform/http/client-address.js';
 import { installActorResolution } from './platform/http/credential.js';
 import { ActorResolver } from './platform/auth/actor.js';
@@ -48,7 +52,7 @@ import { registerWebPages } from './platform/http/web-pages.js';
 import { compileValidator, installJsonBodyParser, installQueryTextGuard } from './platform/http/validation.js';
 import { startJobRunner, type TaskHandler } from './platform/jobs/queue.js';
 import type { Logger } from './platform/logger.js';
-import { APP_MANIFEST } from './platform/manifest.js';
+import { APP_MANIFEST, PACKAGE_ROOT } from './platform/manifest.js';
 import { registerMcpEndpoint } from './platform/mcp/endpoint.js';
 
 export interface AppDeps {
@@ -69,6 +73,19 @@ export interface AppDeps {
 
 /** The gateway's version (package.json), reported by /api/status and MCP. */
 export const APP_VERSION = APP_MANIFEST.version;
+
+/**
+ * The trusted-documents manifests `npm run codegen` writes (GraphQL Code Generator's persisted
+ * documents): the pages' operations and the tests', relative to the package root.
+ */
+export const TRUSTED_DOCUMENT_MANIFESTS = [
+  'src/web/generated/pages/persisted-documents.json',
+  'src/web/generated/console/persisted-documents.json',
+  'test/generated/persisted-documents.json',
+] as const;
+
+/** Which actor kinds each GRAPHQL_TRUSTED_DOCUMENTS_ONLY entry names. */
+const TRUSTED_DOCUMENT_ACTORS = { anonymous: 'anonymous', agents: 'agent', users: 'account' } as const;
 
 /** On shutdown, how long sign-in mails already accepted may take to leave. */
 const MAIL_DRAIN_MS = 5_000;
@@ -125,7 +142,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Rate-limit counters live in PostgreSQL so every process shares one budget; a small pool of their own.
   const rateLimitPool = new pg.Pool({ ...connectionSettings(config.databaseTimeouts), connectionString: deps.databaseUrl, max: 5 });
   closeSilentConnections(rateLimitPool);
-  rateLimitPool.on('error', (error) => logger.warn({ err: error }, 'rate-limit connection lost'));
+  // Once closing, a lost connection is the database going away with the process (GraphQL cost budgets
+  // keep one of these connections open): news only for debugging, as for the other pools.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  rateLimitPool.on('error', (error) => logger[closing ? 'debug' : 'warn']({ err: error }, 'rate-limit connection lost'));
   // Before any gauge that queries: a scrape reads the pools before its own statements wait on them.
   registerPoolMetrics(metrics, { orm: statements.pool, rate_limits: rateLimitPool });
   registerMetricsRoute(app, metrics, config.metricsToken);
@@ -241,6 +264,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     runInScope: inUnitOfWork,
     clientAddress: (request) => clientAddress(request, trust),
     metrics,
+    compileOperationsAfter: config.graphqlJitAfter,
+    costBudget: { pool: rateLimitPool, perMinute: config.graphqlCostPerMin },
+    resumableSubscriptions: [BOOKING_EVENTS_RESUMPTION],
+    trustedDocuments: {
+      documents: loadTrustedDocuments(config, logger),
+      requiredFor: new Set(config.graphqlTrustedDocumentsOnly.map((caller) => TRUSTED_DOCUMENT_ACTORS[caller])),
+    },
     buildContext: (base) => ({
       ...base,
       agents: agentsModule.createContext(base),
@@ -281,4 +311,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.ready();
   return app;
+}
+
+/**
+ * The trusted documents of the build. A manifest that is missing (codegen has not run) is left out with
+ * a warning; with GRAPHQL_TRUSTED_DOCUMENTS_ONLY set and no manifest at all the process does not start,
+ * since it would refuse every document of the callers named.
+ */
+function loadTrustedDocuments(config: Config, logger: Logger): TrustedDocuments {
+  const files = TRUSTED_DOCUMENT_MANIFESTS.map((file) => resolve(PACKAGE_ROOT, file));
+  const present = files.filter((file) => existsSync(file));
+  for (const file of files) if (!present.includes(file)) logger.warn({ file }, 'trusted-documents manifest missing: run `npm run codegen`');
+  if (present.length === 0 && config.graphqlTrustedDocumentsOnly.length > 0) {
+    throw new Error('GRAPHQL_TRUSTED_DOCUMENTS_ONLY is set but no trusted-documents manifest was found: run `npm run build` (codegen writes them)');
+  }
+  return TrustedDocuments.load(present);
 }

@@ -11,6 +11,10 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  /** GraphQL over HTTP: a `documentId` that names no trusted document. */
+  persisted_document_not_found: 404,
+  /** GraphQL: the operator accepts only trusted documents from this kind of caller (GRAPHQL_TRUSTED_DOCUMENTS_ONLY). */
+  trusted_document_required: 403,
   conflict: 409,
   /** A bound on how many of something one caller may have (webhooks per agent, operations per socket). */
   limit_exceeded: 409,

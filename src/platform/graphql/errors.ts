@@ -5,6 +5,7 @@ import { boundMessage } from '../echo.js';
 import { INTERNAL_ERROR, toAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { GRAPHQL_LIMITS } from './limits.js';
+import { CostRefusal } from './cost-budget.js';
 
 // Apollo's codes for errors in the request itself: the client's to see.
 const CLIENT_ERROR_CODES = new Set([
@@ -41,6 +42,7 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
         code: appError.code,
         ...(appError.fields ? { errors: appError.fields } : {}),
         ...(appError.retry ? { retryAfterSeconds: appError.retry.afterSeconds } : {}),
+        ...(appError instanceof CostRefusal ? appError.extensions : {}),
       },
     };
   }

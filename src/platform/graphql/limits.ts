@@ -29,6 +29,8 @@ export const GRAPHQL_LIMITS = {
   maxPushesAwaitingExecution: 1_000,
   /** How long a new socket may take to send `connection_init` before it is closed with 4408. */
   connectionInitWaitMs: 3_000,
+  /** Operations kept compiled by graphql-jit (least recently used go first); each is compiled on its second request. */
+  maxCompiledOperations: 1_000,
 } as const;
 
 /** Counts open connections per key (address, credential) and refuses one over the bound. */

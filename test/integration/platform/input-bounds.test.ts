@@ -122,7 +122,7 @@ describe('hostile input at the edges', () => {
         expect([page, response.statusCode, Object.keys(response.json().errors ?? {})]).toEqual([page, 400, ['page']]);
       }
       const graphqlSort = sort;
-      expect((await graphql(`{ tools(sort: ${graphqlSort}, page: 10000, limit: 100) { page } }`)).json()).toEqual({ data: { tools: { page: 10_000 } } });
+      expect((await graphql(`{ tools(sort: ${graphqlSort}, page: 10000, limit: 100) { page } }`)).json<GraphQLAnswer>().data).toEqual({ tools: { page: 10_000 } });
       const over = (await graphql(`{ tools(sort: ${graphqlSort}, page: 10001, limit: 100) { page } }`)).json<GraphQLAnswer>();
       expect(over.errors?.[0]?.extensions).toEqual({ code: 'validation', errors: { page: 'must be at most 10000' } });
     });
@@ -162,7 +162,7 @@ describe('hostile input at the edges', () => {
     });
 
     it('refuses a name longer than 128 characters (an alias is repeated in the answer), and takes one of 128', async () => {
-      expect((await graphql(`{ ${'a'.repeat(GRAPHQL_LIMITS.maxNameLength)}: __typename }`)).json()).toEqual({ data: { ['a'.repeat(GRAPHQL_LIMITS.maxNameLength)]: 'Query' } });
+      expect((await graphql(`{ ${'a'.repeat(GRAPHQL_LIMITS.maxNameLength)}: __typename }`)).json<GraphQLAnswer>().data).toEqual({ ['a'.repeat(GRAPHQL_LIMITS.maxNameLength)]: 'Query' });
       const longer = await graphql(`{ ${'a'.repeat(900_000)}: __typename }`);
       expect(longer.statusCode).toBe(400);
       expect(longer.body.length).toBeLessThan(ERROR_ANSWER_MAX_BYTES);

@@ -1,4 +1,4 @@
-import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, Directive, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { DirectoryBudget } from '../directory-budget.js';
 import type { AccountService } from '../account.service.js';
 import { TOOL_LIMITS, type ToolService } from '../tool.service.js';
@@ -15,6 +15,10 @@ import {
   ToolSortOrder,
   VoteResult,
 } from './directory.types.js';
+import { listSize } from '../../../platform/graphql/directives.js';
+
+/** Categories come from migrations (10 so far): the cost estimate allows for twice as many. */
+const CATEGORIES_ASSUMED = 20;
 
 @Resolver(() => ToolNode)
 export class DirectoryResolver {
@@ -24,6 +28,7 @@ export class DirectoryResolver {
     private readonly budget: DirectoryBudget,
   ) {}
 
+  @Directive(listSize({ slicingArguments: ['limit'], sizedFields: ['tools'], requireOneSlicingArgument: false }))
   @Query(() => ToolPageNode, { description: 'The catalogue, filtered by category slug, sorted and paged.' })
   async tools(
     @Ctx() ctx: DirectoryContext,
@@ -43,12 +48,14 @@ export class DirectoryResolver {
     return ToolNode.from(await this.toolService.get(id));
   }
 
+  @Directive(listSize({ assumedSize: CATEGORIES_ASSUMED }))
   @Query(() => [CategoryNode])
   async categories(@Ctx() ctx: DirectoryContext): Promise<CategoryNode[]> {
     await this.budget.spend(await ctx.actor(), ctx.ip);
     return this.toolService.categories();
   }
 
+  @Directive(listSize({ slicingArguments: ['limit'], sizedFields: ['agents', 'humans'], requireOneSlicingArgument: false }))
   @Query(() => Leaderboard)
   async leaderboard(
     @Arg('limit', () => Int, { defaultValue: TOOL_LIMITS.leaderboardDefault }) limit: number,
