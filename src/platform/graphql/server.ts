@@ -3,7 +3,7 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { execute, GraphQLError, parse, specifiedRules, validate, type DocumentNode, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import { execute, GraphQLError, specifiedRules, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { IncomingMessage } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -20,6 +20,7 @@ import { ConnectionCounter, GRAPHQL_LIMITS } from './limits.js';
 import { ConnectionOutbox } from './connection-outbox.js';
 import { subscribeSharingExecution, type PushTarget } from './shared-execution.js';
 import { sharedPayloadReplacer } from './shared-payloads.js';
+import { ValidatedDocuments } from './validated-documents.js';
 
 /** What every resolver can rely on; modules extend it with their loaders. */
 export interface PlatformContext extends BaseContext {
@@ -103,7 +104,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
     costLimit: { maxCost: GRAPHQL_LIMITS.maxCost },
     blockFieldSuggestion: { enabled: false },
   }).protect();
-  const rules = [...specifiedRules, ...armor.validationRules];
+  const documents = new ValidatedDocuments(options.schema, [...specifiedRules, ...armor.validationRules]);
   const apollo = new ApolloServer<Context>({
     schema: options.schema,
     includeStacktraceInErrorResponses: false,
@@ -203,18 +204,11 @@ export async function registerGraphQL<Context extends PlatformContext>(
           const refusal = new AppError('limit_exceeded', `more than ${GRAPHQL_LIMITS.maxOperationsPerSocket} operations at once on one connection`);
           return [new GraphQLError(refusal.message, { originalError: refusal })];
         }
-        let document: DocumentNode;
-        try {
-          document = parse(payload.query, { maxTokens: GRAPHQL_LIMITS.maxTokens });
-        } catch (error) {
-          if (error instanceof GraphQLError) return [error];
-          throw error;
-        }
-        const errors = validate(options.schema, document, rules);
-        if (errors.length > 0) return errors;
+        const prepared = documents.prepare(payload.query);
+        if ('errors' in prepared) return prepared.errors;
         return {
           schema: options.schema,
-          document,
+          document: prepared.document,
           ...(payload.operationName != null ? { operationName: payload.operationName } : {}),
           ...(payload.variables != null ? { variableValues: payload.variables } : {}),
         };
