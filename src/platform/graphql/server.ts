@@ -237,7 +237,9 @@ export async function registerGraphQL<Context extends PlatformContext>(
       },
       execute: (args: ExecutionArgs) => options.runInScope(() => execute(args)),
       subscribe: (args: ExecutionArgs) =>
-        options.runInScope(() => subscribeSharingExecution(args, { viewerKey, payloadOf: nextPayload, pushTarget: pushTargets.get(args.contextValue as object) })),
+        options.runInScope(() =>
+          subscribeSharingExecution(args, { viewerKey, payloadOf: nextPayload, pushTarget: pushTargets.get(args.contextValue as object), runInScope: options.runInScope }),
+        ),
       onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? nextPayload(result) : undefined),
       onError: (_ctx, _id, _payload, errors) =>
         errors.map((error) => formatGraphQLError(error.toJSON(), error, log)),
