@@ -71,7 +71,8 @@
  * BENCH_S10_PROFILE_DIR (a directory: S10 writes the gateway's heap snapshot at each memory stage and a CPU
  * profile of the subscriptions opening and of each round there, through the inspector; the figures of a
  * profiled run are not comparable with others, and a heap snapshot stops the gateway for seconds, so
- * sockets whose pong comes late are closed), BENCH_S10_PROFILE (both | cpu | heap: which of the two),
+ * sockets whose pong comes late are closed), BENCH_S10_PROFILE (cpu,heap by default; alloc adds the sampled
+ * allocations of each phase as `.heapprofile`, garbage included; promoted, only what outlived a young collection),
  * BENCH_SQL_STATS=1 (embedded database only: pg_stat_statements on; the statements that took the most
  * database time in the first timed round of S1 and of S5 are printed after it),
  * BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
@@ -141,10 +142,11 @@ const S10_LOCAL_ADDRESSES = ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5']
 const S10_SUBSCRIBE_PER_SECOND = Number(process.env.BENCH_S10_SUBSCRIBE_PER_SECOND ?? 1_000);
 /** S10: where to write the gateway's heap snapshots (per stage) and CPU profiles (subscribing, the rounds); none when unset. */
 const S10_PROFILE_DIR = process.env.BENCH_S10_PROFILE_DIR || undefined;
-const S10_PROFILE = process.env.BENCH_S10_PROFILE ?? 'both';
-if (!['cpu', 'heap', 'both'].includes(S10_PROFILE)) throw new Error('BENCH_S10_PROFILE must be cpu, heap or both');
-const S10_CPU_PROFILES = S10_PROFILE_DIR !== undefined && S10_PROFILE !== 'heap';
-const S10_HEAP_SNAPSHOTS = S10_PROFILE_DIR !== undefined && S10_PROFILE !== 'cpu';
+const S10_PROFILES = new Set((process.env.BENCH_S10_PROFILE ?? 'cpu,heap').split(',').filter(Boolean));
+for (const kind of S10_PROFILES) if (!['cpu', 'heap', 'alloc', 'promoted'].includes(kind)) throw new Error(`BENCH_S10_PROFILE lists cpu, heap, alloc and promoted, not ${kind}`);
+const S10_CPU_PROFILES = S10_PROFILE_DIR !== undefined && S10_PROFILES.has('cpu');
+const S10_HEAP_SNAPSHOTS = S10_PROFILE_DIR !== undefined && S10_PROFILES.has('heap');
+const S10_ALLOCATION_SAMPLES = S10_PROFILE_DIR === undefined ? undefined : S10_PROFILES.has('alloc') ? 'all' : S10_PROFILES.has('promoted') ? 'outlived young' : undefined;
 if (!Number.isInteger(S10_SUBSCRIBE_PER_SECOND) || S10_SUBSCRIBE_PER_SECOND < 0) throw new Error('BENCH_S10_SUBSCRIBE_PER_SECOND must be a whole number, 0 or more');
 /** S10 creates a round: 20 a second for about BENCH_SECONDS, the same number for every agent. */
 const S10_CREATES = S10_AGENTS * Math.max(1, Math.round((20 * SECONDS) / S10_AGENTS));
@@ -1028,12 +1030,14 @@ async function scenarioS10(gateway: Target, agents: Agent[], inspectorPort: numb
     if (S10_PROFILE_DIR && S10_HEAP_SNAPSHOTS) await inspector.heapSnapshot(join(S10_PROFILE_DIR, `s10-${memory.length}-${stage.replace(/\W+/g, '-')}.heapsnapshot`));
   };
   const profiled = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
-    if (!inspector || !S10_PROFILE_DIR || !S10_CPU_PROFILES) return run();
-    await inspector.startProfile();
+    if (!inspector || !S10_PROFILE_DIR) return run();
+    if (S10_CPU_PROFILES) await inspector.startProfile();
+    if (S10_ALLOCATION_SAMPLES) await inspector.startAllocationSampling(S10_ALLOCATION_SAMPLES);
     try {
       return await run();
     } finally {
-      await inspector.stopProfile(join(S10_PROFILE_DIR, `s10-${name}.cpuprofile`));
+      if (S10_CPU_PROFILES) await inspector.stopProfile(join(S10_PROFILE_DIR, `s10-${name}.cpuprofile`));
+      if (S10_ALLOCATION_SAMPLES) await inspector.stopAllocationSampling(join(S10_PROFILE_DIR, `s10-${name}.heapprofile`));
     }
   };
   const errors: string[] = [];
