@@ -231,7 +231,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
         const outbox = outboxes.get(ctx.extra.socket);
         if (outbox) {
           const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
-          pushTargets.set(context, { next: (payloadJson) => outbox.send(`${prefix}${payloadJson}}`), keepingUp: () => outbox.keepingUp() });
+          pushTargets.set(context, { next: (payloadJson) => outbox.sendJoined(prefix, payloadJson, '}'), keepingUp: () => outbox.keepingUp() });
         }
         return context;
       },
