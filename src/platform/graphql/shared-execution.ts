@@ -170,46 +170,74 @@ function jsonOf(result: ExecutionResult | Promise<ExecutionResult>, payloadOf: (
 /**
  * One subscription's pushed payloads, sent in the order they were pushed, also while some are still
  * being executed (at most `maxPushesAwaitingExecution` of them). The subscription's end waits until
- * they are sent; after its failure or the client's `complete` nothing more is.
+ * they are sent; after its failure or the client's `complete` nothing more is. A payload still being
+ * executed (any field with arguments resolves through type-graphql's asynchronous argument check, so
+ * every `bookingEvents` payload does) costs one promise reaction here, not an async function per
+ * subscriber and event: those were the largest share of what the fan-out allocated (bench S10).
  */
 class PushedMessages {
-  private readonly queued: Promise<string>[] = [];
-  private sending: Promise<void> | undefined;
+  /** The payload being waited for; what was pushed after it waits in `behind`. */
+  private pending: Promise<string> | undefined;
+  private behind: (string | Promise<string>)[] | undefined;
   private closed = false;
+  /** Waiting for everything pushed to be sent (the source ended). */
+  private drainedWaiters: (() => void)[] | undefined;
 
   constructor(private readonly target: PushTarget) {}
 
   add(payloadJson: string | Promise<string>): boolean {
     if (this.closed) return true;
-    if (!this.sending && typeof payloadJson === 'string') return this.target.next(payloadJson);
-    if (this.queued.length >= GRAPHQL_LIMITS.maxPushesAwaitingExecution) return false;
-    this.queued.push(Promise.resolve(payloadJson));
-    this.sending ??= this.sendQueued();
+    if (this.pending === undefined) {
+      if (typeof payloadJson === 'string') return this.target.next(payloadJson);
+      this.wait(payloadJson);
+      return this.target.keepingUp();
+    }
+    if (1 + (this.behind?.length ?? 0) >= GRAPHQL_LIMITS.maxPushesAwaitingExecution) return false;
+    (this.behind ??= []).push(payloadJson);
     return this.target.keepingUp();
   }
 
   /** Settles when everything pushed so far has been sent, or at once once closed. */
   drained(): Promise<void> {
-    return this.closed ? Promise.resolve() : (this.sending ?? Promise.resolve());
+    if (this.closed || this.pending === undefined) return Promise.resolve();
+    return new Promise((resolve) => (this.drainedWaiters ??= []).push(resolve));
   }
 
   close(): void {
     this.closed = true;
-    this.queued.length = 0;
+    this.pending = undefined;
+    this.behind = undefined;
+    this.settleDrained();
   }
 
-  private async sendQueued(): Promise<void> {
-    try {
-      while (this.queued.length > 0) {
-        const json = await this.queued[0]!;
-        if (this.closed) return;
-        this.queued.shift();
-        // A connection that falls behind now is told so by the next push's answer.
-        this.target.next(json);
+  // The payload promise never rejects: jsonOf answers a failed execution as an error payload.
+  private wait(payloadJson: Promise<string>): void {
+    this.pending = payloadJson;
+    void payloadJson.then(this.sendSettled);
+  }
+
+  /** The pending payload is ready: it goes, then whatever waited behind it that is ready too. */
+  private readonly sendSettled = (json: string): void => {
+    if (this.closed) return;
+    this.pending = undefined;
+    // A connection that falls behind now is told so by the next push's answer.
+    this.target.next(json);
+    while (this.behind && this.behind.length > 0) {
+      const next = this.behind.shift()!;
+      if (typeof next !== 'string') {
+        this.wait(next);
+        return;
       }
-    } finally {
-      this.sending = undefined;
+      this.target.next(next);
     }
+    this.behind = undefined;
+    this.settleDrained();
+  };
+
+  private settleDrained(): void {
+    const waiters = this.drainedWaiters;
+    this.drainedWaiters = undefined;
+    waiters?.forEach((resolve) => resolve());
   }
 }
 
