@@ -103,6 +103,7 @@ const envSchema = z.object({
   DB_STATEMENT_TIMEOUT_MS: positiveInt(600_000).default(10_000),
   DB_LOCK_TIMEOUT_MS: positiveInt(600_000).default(5_000),
   DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: positiveInt(3_600_000).default(30_000),
+  REQUEST_TIMEOUT_MS: positiveInt(600_000).default(30_000),
   DATA_DIR: z.string().min(1, 'must not be empty').default('./.data'),
   PUBLIC_URL: url(['http:', 'https:']).optional(),
   SMTP_URL: url(['smtp:', 'smtps:']).optional(),
@@ -165,6 +166,8 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   /** Bounds on every database connection of the process (db/timeouts.ts). */
   readonly databaseTimeouts: DatabaseTimeouts;
+  /** A client that has not sent its whole request (headers and body) by then is cut off (http/slow-clients.ts). */
+  readonly requestTimeoutMs: number;
   readonly dataDir: string;
   readonly publicUrl: string;
   readonly smtpUrl: string | undefined;
@@ -250,6 +253,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       lockMs: e.DB_LOCK_TIMEOUT_MS,
       idleInTransactionMs: e.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
     }),
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     dataDir: e.DATA_DIR,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
     smtpUrl: e.SMTP_URL,

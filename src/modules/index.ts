@@ -8,7 +8,7 @@ import { bookingEventsEntities, bookingEventsResolvers, bookingEventsSqlDefiniti
 import { bookingsEntities, bookingsResolvers, bookingsSqlDefinitions } from './bookings/index.js';
 import { calendarFeedsEntities, calendarFeedsResolvers, calendarFeedsSqlDefinitions } from './calendar-feeds/index.js';
 import { directoryEntities, directoryResolvers, directorySqlDefinitions } from './directory/index.js';
-import { pricesEntities, pricesResolvers } from './prices/index.js';
+import { pricesEntities, pricesResolvers, pricesSqlDefinitions } from './prices/index.js';
 import { proposalsEntities, proposalsResolvers, proposalsSqlDefinitions } from './proposals/index.js';
 import { statusEntities } from './status/index.js';
 import { webhooksEntities, webhooksResolvers, webhooksSqlDefinitions } from './webhooks/index.js';
@@ -44,6 +44,7 @@ export const sqlDefinitions = [
   ...webhooksSqlDefinitions,
   ...calendarFeedsSqlDefinitions,
   ...directorySqlDefinitions,
+  ...pricesSqlDefinitions,
 ];
 
 export { createAgentsModule, type AgentsContext } from './agents/index.js';

@@ -6,11 +6,12 @@
  * - feed: for every GPU/provider pair ever seen, the row of the newest snapshot that holds it.
  * - freshness: fresh under 2 h, stale under 12 h, expired beyond.
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
 import type { Metrics } from '../../platform/metrics/metrics.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Notifications } from '../../platform/db/notifications.js';
+import type { Statements } from '../../platform/db/statements.js';
+import { addPriceSnapshotFunction } from './sql/add-price-snapshot.function.js';
 import { PriceRow, PriceSnapshot, PriceSource } from './entities/price-snapshot.entity.js';
 import { PriceResolver } from './graphql/price.resolver.js';
 import { PriceService } from './price.service.js';
@@ -25,8 +26,11 @@ export { PriceRefreshService } from './price-refresh.service.js';
 export const pricesResolvers = [PriceResolver];
 export const pricesEntities = [PriceSnapshot, PriceRow, PriceSource];
 
+/** The module's functions, in their current definitions (applied after the migrations). */
+export const pricesSqlDefinitions = [addPriceSnapshotFunction];
+
 export function createPricesModule(deps: {
-  em: EntityManager;
+  statements: Statements;
   clock: Clock;
   notifications: Notifications;
   adminToken: string | undefined;
@@ -35,8 +39,8 @@ export function createPricesModule(deps: {
   adapters?: readonly PriceAdapter[];
   metrics: Metrics;
 }) {
-  const prices = new PriceService(deps.em, deps.clock, deps.notifications);
-  const refresher = new PriceRefreshService(deps.em, deps.clock, prices, deps.providers, deps.logger, deps.adapters);
+  const prices = new PriceService(deps.statements, deps.clock, deps.notifications);
+  const refresher = new PriceRefreshService(deps.statements, deps.clock, prices, deps.providers, deps.logger, deps.adapters);
   // Freshness as timestamps (alert on `time() - …`), read from what the process already holds.
   deps.metrics.gauge('gateway_gpu_price_feed_updated_timestamp_seconds', 'Time of the newest GPU price snapshot in the feed', [], async (set) => {
     const { updatedAt } = await prices.feed();

@@ -1,5 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../../platform/clock.js';
+import type { Statements } from '../../platform/db/statements.js';
+import { PRICE_SOURCES, RECORD_PRICE_SOURCE } from './sql/price.sql.js';
 import type { Logger } from '../../platform/logger.js';
 import type { PriceAdapter } from './adapters/adapter.js';
 import { AwsAdapter } from './adapters/aws.adapter.js';
@@ -32,7 +33,7 @@ export interface SourceHealth {
  */
 export class PriceRefreshService {
   constructor(
-    private readonly em: EntityManager,
+    private readonly statements: Statements,
     private readonly clock: Clock,
     private readonly prices: PriceService,
     private readonly enabled: readonly string[],
@@ -62,9 +63,7 @@ export class PriceRefreshService {
   }
 
   async health(): Promise<SourceHealth[]> {
-    const rows = await this.em.fork().execute<{ provider: string; last_success_at: Date | string | null; last_error_at: Date | string | null; last_error: string | null }[]>(
-      'select provider, last_success_at, last_error_at, last_error from price_sources order by provider',
-    );
+    const rows = await this.statements.rows(PRICE_SOURCES, []);
     const date = (value: Date | string | null) => (value === null ? null : new Date(value));
     return rows.map((row) => {
       const lastSuccessAt = date(row.last_success_at);
@@ -81,14 +80,6 @@ export class PriceRefreshService {
   }
 
   private async record(provider: string, outcome: { lastSuccessAt?: Date; rows?: number; lastErrorAt?: Date; error?: string }): Promise<void> {
-    await this.em.fork().execute(
-      `insert into price_sources (provider, last_success_at, last_error_at, last_error, last_row_count) values (?, ?, ?, ?, ?)
-       on conflict (provider) do update set
-         last_success_at = coalesce(excluded.last_success_at, price_sources.last_success_at),
-         last_error_at = coalesce(excluded.last_error_at, price_sources.last_error_at),
-         last_error = coalesce(excluded.last_error, price_sources.last_error),
-         last_row_count = case when excluded.last_success_at is not null then excluded.last_row_count else price_sources.last_row_count end`,
-      [provider, outcome.lastSuccessAt ?? null, outcome.lastErrorAt ?? null, outcome.error ?? null, outcome.rows ?? 0],
-    );
+    await this.statements.rows(RECORD_PRICE_SOURCE, [provider, outcome.lastSuccessAt ?? null, outcome.lastErrorAt ?? null, outcome.error ?? null, outcome.rows ?? 0]);
   }
 }

@@ -1,11 +1,14 @@
 import type { Actor } from '../../platform/auth/actor.js';
 import { EventEmitter, on } from 'node:events';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../../platform/clock.js';
 import type { Notifications } from '../../platform/db/notifications.js';
+import type { Statements } from '../../platform/db/statements.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import { GPUS, isGpuSlug, isProvider, savingsPct, type GpuSlug, type Provider } from './catalog.js';
 import { REFERENCE_SNAPSHOT } from './reference-snapshot.js';
+import { PRICE_SNAPSHOTS_CHANNEL } from './sql/add-price-snapshot.function.js';
+import { ADD_PRICE_SNAPSHOT, PRICE_FEED, PRICE_HISTORY, type PriceRow } from './sql/price.sql.js';
+import { echo } from '../../platform/echo.js';
 
 /** One GPU at one provider, from the newest snapshot that holds the pair. */
 export interface PriceView {
@@ -38,20 +41,11 @@ export interface SnapshotAdded {
   rowCount: number;
 }
 
-export const PRICE_SNAPSHOTS_CHANNEL = 'price_snapshots';
-
-interface FeedRow {
-  gpu_slug: GpuSlug;
-  provider: Provider;
-  spot_price_usd: string | null;
-  on_demand_price_usd: string | null;
-  taken_at: Date;
-  source: string;
-}
+export { PRICE_SNAPSHOTS_CHANNEL } from './sql/add-price-snapshot.function.js';
 
 const price = (value: string | null) => (value === null ? null : Number(value));
 
-function toView(row: FeedRow): PriceView {
+function toView(row: PriceRow): PriceView {
   const spot = price(row.spot_price_usd);
   const onDemand = price(row.on_demand_price_usd);
   return {
@@ -90,7 +84,7 @@ export class PriceService {
   private readonly added = new EventEmitter();
 
   constructor(
-    private readonly em: EntityManager,
+    private readonly statements: Statements,
     private readonly clock: Clock,
     notifications: Notifications,
   ) {
@@ -106,12 +100,7 @@ export class PriceService {
 
   /** A fresh install serves the bundled reference snapshot until newer rows replace its pairs. */
   async ensureReferenceSnapshot(): Promise<void> {
-    await this.em.fork().transactional(async (tx) => {
-      await tx.execute('select pg_advisory_xact_lock(7243002)');
-      const [existing] = await tx.execute<{ n: string }[]>('select count(*) as n from price_snapshots');
-      if (Number(existing?.n ?? 0) > 0) return;
-      await this.insertSnapshot(tx, { takenAt: new Date(REFERENCE_SNAPSHOT.takenAt), source: REFERENCE_SNAPSHOT.source, rows: REFERENCE_SNAPSHOT.rows });
-    });
+    await this.addSnapshot({ takenAt: new Date(REFERENCE_SNAPSHOT.takenAt), source: REFERENCE_SNAPSHOT.source, rows: REFERENCE_SNAPSHOT.rows }, true);
     this.dropFeed();
   }
 
@@ -137,7 +126,7 @@ export class PriceService {
   }
 
   async forGpu(slug: string): Promise<PriceFeed> {
-    if (!isGpuSlug(slug)) throw new AppError('not_found', `no GPU ${slug}; known: ${Object.keys(GPUS).join(', ')}`);
+    if (!isGpuSlug(slug)) throw new AppError('not_found', `no GPU ${echo(slug)}; known: ${Object.keys(GPUS).join(', ')}`);
     const feed = await this.feed();
     return { updatedAt: feed.updatedAt, prices: feed.prices.filter((row) => row.slug === slug) };
   }
@@ -163,7 +152,7 @@ export class PriceService {
     if (input.takenAt && Number.isNaN(input.takenAt.getTime())) fields.taken_at = 'must be a valid date-time';
     else if (input.takenAt && input.takenAt.getTime() > this.clock.now().getTime() + 5 * 60_000) fields.taken_at = 'must not be in the future';
     if (Object.keys(fields).length) throw AppError.validation(fields);
-    const added = await this.em.fork().transactional((tx) => this.insertSnapshot(tx, input));
+    const added = (await this.addSnapshot(input, false))!;
     // Before answering: the caller's next read must show what it wrote, whenever the NOTIFY comes back.
     this.dropFeed();
     return added;
@@ -175,17 +164,9 @@ export class PriceService {
    * answer is never silently partial.
    */
   async history(slug: string, provider: string | undefined, from: Date | undefined, to: Date | undefined): Promise<PriceView[]> {
-    if (!isGpuSlug(slug)) throw new AppError('not_found', `no GPU ${slug}`);
+    if (!isGpuSlug(slug)) throw new AppError('not_found', `no GPU ${echo(slug)}`);
     if (provider !== undefined && !isProvider(provider)) throw AppError.validation({ provider: 'is not a known provider' });
-    const rows = await this.em.execute<FeedRow[]>(
-      `select r.gpu_slug, r.provider, r.spot_price_usd, r.on_demand_price_usd, s.taken_at, s.source
-         from price_rows r join price_snapshots s on s.id = r.snapshot_id
-        where r.gpu_slug = ? and (?::text is null or r.provider = ?::text)
-          and (?::timestamptz is null or s.taken_at >= ?::timestamptz) and (?::timestamptz is null or s.taken_at < ?::timestamptz)
-        order by s.taken_at, s.id, r.provider
-        limit ?`,
-      [slug, provider ?? null, provider ?? null, from ?? null, from ?? null, to ?? null, to ?? null, PRICE_HISTORY_LIMITS.maxRows + 1],
-    );
+    const rows = await this.statements.rows(PRICE_HISTORY, [slug, provider ?? null, from ?? null, to ?? null, PRICE_HISTORY_LIMITS.maxRows + 1]);
     if (rows.length > PRICE_HISTORY_LIMITS.maxRows) {
       throw AppError.validation({ from: `the window holds more than ${PRICE_HISTORY_LIMITS.maxRows} rows: narrow [from, to) or name a provider` });
     }
@@ -205,33 +186,19 @@ export class PriceService {
     for await (const [added] of on(this.added, 'snapshot') as AsyncIterableIterator<[SnapshotAdded]>) yield added;
   }
 
-  /** One statement, so the rows and `updatedAt` come from the same moment (two could straddle a snapshot). */
   private async computeFeed(): Promise<PriceFeed> {
-    const rows = await this.em.fork().execute<(FeedRow & { updated_at: Date })[]>(
-      `select distinct on (r.gpu_slug, r.provider) r.gpu_slug, r.provider, r.spot_price_usd, r.on_demand_price_usd, s.taken_at, s.source,
-              (select max(latest.taken_at) from price_snapshots latest) as updated_at
-         from price_rows r join price_snapshots s on s.id = r.snapshot_id
-        order by r.gpu_slug, r.provider, s.taken_at desc, s.id desc`,
-    );
+    const rows = await this.statements.rows(PRICE_FEED, []);
     const order = Object.keys(GPUS);
     const prices = rows.map(toView).sort((a, b) => order.indexOf(a.slug) - order.indexOf(b.slug) || a.provider.localeCompare(b.provider));
     return { updatedAt: rows[0] ? new Date(rows[0].updated_at) : null, prices };
   }
 
-  private async insertSnapshot(tx: EntityManager, input: SnapshotInput): Promise<SnapshotAdded> {
-    const takenAt = input.takenAt ?? this.clock.now();
-    const [snapshot] = await tx.execute<{ id: string }[]>(
-      'insert into price_snapshots (taken_at, source, created_at) values (?, ?, ?) returning id',
-      [takenAt, input.source, this.clock.now()],
-    );
-    const id = String(snapshot!.id);
-    await tx.execute(
-      `insert into price_rows (snapshot_id, gpu_slug, provider, spot_price_usd, on_demand_price_usd)
-       select ?, slug, provider, spot, on_demand from jsonb_to_recordset(?::jsonb) as r(slug text, provider text, spot numeric, on_demand numeric)`,
-      [id, JSON.stringify(input.rows.map((row) => ({ slug: row.slug, provider: row.provider, spot: row.spotPriceUsd, on_demand: row.onDemandPriceUsd })))],
-    );
-    const added: SnapshotAdded = { id, takenAt, source: input.source, rowCount: input.rows.length };
-    await tx.execute('select pg_notify(?, ?)', [PRICE_SNAPSHOTS_CHANNEL, JSON.stringify(added)]);
-    return added;
+  /** One call of `add_price_snapshot` (sql/): the snapshot, its rows and their NOTIFY in one transaction. */
+  private async addSnapshot(input: SnapshotInput, onlyIfFirst: boolean): Promise<SnapshotAdded | undefined> {
+    const rows = JSON.stringify(input.rows.map((row) => ({ slug: row.slug, provider: row.provider, spot: row.spotPriceUsd, on_demand: row.onDemandPriceUsd })));
+    const [row] = await this.statements.rows(ADD_PRICE_SNAPSHOT, [input.takenAt ?? this.clock.now(), input.source, this.clock.now(), rows, onlyIfFirst]);
+    const added = row?.added;
+    return added ? { ...added, takenAt: new Date(added.takenAt) } : undefined;
   }
+
 }

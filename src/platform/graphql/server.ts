@@ -12,7 +12,8 @@ import { parseCredential, type PresentedCredential } from '../auth/credentials.j
 import { AppError } from '../errors.js';
 import { addressKey } from '../http/client-address.js';
 import type { Logger } from '../logger.js';
-import { formatGraphQLError } from './errors.js';
+import { capErrors, capErrorsPlugin, formatGraphQLError } from './errors.js';
+import { INPUT_RULES, storableVariablesPlugin, unstorableVariablesError } from './input-rules.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { OperationMetrics } from './operation-metrics.js';
 import { requestErrorStatusPlugin } from './request-error-status.js';
@@ -104,7 +105,10 @@ export async function registerGraphQL<Context extends PlatformContext>(
     costLimit: { maxCost: GRAPHQL_LIMITS.maxCost },
     blockFieldSuggestion: { enabled: false },
   }).protect();
-  const documents = new ValidatedDocuments(options.schema, [...specifiedRules, ...armor.validationRules]);
+  const validationRules = [...armor.validationRules, ...INPUT_RULES];
+  // Validation stops at the cap, with graphql-js's own note as the last error.
+  const validationOptions = { maxErrors: GRAPHQL_LIMITS.maxErrorsPerAnswer - 1 };
+  const documents = new ValidatedDocuments(options.schema, [...specifiedRules, ...validationRules], validationOptions);
   const apollo = new ApolloServer<Context>({
     schema: options.schema,
     includeStacktraceInErrorResponses: false,
@@ -120,13 +124,16 @@ export async function registerGraphQL<Context extends PlatformContext>(
     // client can do on its own. README: "GraphQL over HTTP".
     csrfPrevention: false,
     parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
-    validationRules: armor.validationRules,
+    validationRules,
+    validationOptions,
     formatError: (formatted, error) => formatGraphQLError(formatted, error, log),
     // No cache hints are set anywhere: the cache-control plugin would only walk every field for nothing.
     plugins: [
       fastifyApolloDrainPlugin(app),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
+      storableVariablesPlugin<Context>(),
+      capErrorsPlugin<Context>(),
       requestErrorStatusPlugin<Context>(),
       new OperationMetrics(options.metrics).plugin<Context>(),
     ],
@@ -169,7 +176,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
   /** A `next` payload as clients get it: errors formatted (and logged) as over HTTP. */
   const nextPayload = (result: { data?: unknown; errors?: readonly GraphQLError[] | undefined }): object =>
     result.errors
-      ? { ...(result.data !== undefined ? { data: result.data } : {}), errors: result.errors.map((error) => formatGraphQLError(error.toJSON(), error, log)) }
+      ? { ...(result.data !== undefined ? { data: result.data } : {}), errors: capErrors(result.errors.map((error) => formatGraphQLError(error.toJSON(), error, log))) }
       : result;
   const outboxes = new WeakMap<WebSocket, ConnectionOutbox>();
   /** Per operation context: where its pushed subscription events go. */
@@ -206,6 +213,8 @@ export async function registerGraphQL<Context extends PlatformContext>(
         }
         const prepared = documents.prepare(payload.query);
         if ('errors' in prepared) return prepared.errors;
+        const refusal = unstorableVariablesError(payload.variables);
+        if (refusal) return [refusal];
         return {
           schema: options.schema,
           document: prepared.document,
@@ -241,8 +250,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
           subscribeSharingExecution(args, { viewerKey, payloadOf: nextPayload, pushTarget: pushTargets.get(args.contextValue as object), runInScope: options.runInScope }),
         ),
       onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? nextPayload(result) : undefined),
-      onError: (_ctx, _id, _payload, errors) =>
-        errors.map((error) => formatGraphQLError(error.toJSON(), error, log)),
+      onError: (_ctx, _id, _payload, errors) => capErrors(errors.map((error) => formatGraphQLError(error.toJSON(), error, log))),
     },
     sockets,
   );

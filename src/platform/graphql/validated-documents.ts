@@ -26,6 +26,8 @@ export class ValidatedDocuments {
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly rules: readonly ValidationRule[],
+    /** graphql-js's options (`maxErrors`). */
+    private readonly options: { maxErrors?: number } = {},
   ) {}
 
   /** The document of `query`, or the errors that refuse it (syntax, the token bound, validation). */
@@ -39,7 +41,7 @@ export class ValidatedDocuments {
       if (error instanceof GraphQLError) return { errors: [error] };
       throw error;
     }
-    const errors = validate(this.schema, document, this.rules);
+    const errors = validate(this.schema, document, this.rules, this.options);
     if (errors.length > 0) return { errors };
     this.documents.set(query, document);
     return { document };
