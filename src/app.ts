@@ -34,7 +34,8 @@ import { inUnitOfWork } from './platform/db/unit-of-work.js';
 import { closeSilentConnections, connectionSettings } from './platform/db/timeouts.js';
 import type { Orm } from './platform/db/orm.js';
 import { buildGatewaySchema, resolverContainer } from './platform/graphql/schema.js';
-import { registerGraphQL } from './platform/graphql/server.js';
+import { lazyContext } from './platform/graphql/lazy-context.js';
+import { registerGraphQL, type PlatformContext } from './platform/graphql/server.js';
 import { TrustedDocuments } from './platform/graphql/trusted-documents.js';
 import { clientAddress, proxyTrust } from './platform/http/client-address.js';
 import { installActorResolution } from './platform/http/credential.js';
@@ -271,12 +272,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       documents: loadTrustedDocuments(config, logger),
       requiredFor: new Set(config.graphqlTrustedDocumentsOnly.map((caller) => TRUSTED_DOCUMENT_ACTORS[caller])),
     },
-    buildContext: (base) => ({
-      ...base,
-      agents: agentsModule.createContext(base),
-      bookingEvents: bookingEvents.createContext(base),
-      directory: directory.createContext(base),
-      prices: pricing.createContext(),
+    // Each module's slice is built when an operation first reads it (a subscription never reads most).
+    buildContext: lazyContext({
+      agents: (base: PlatformContext) => agentsModule.createContext(base),
+      bookingEvents: (base: PlatformContext) => bookingEvents.createContext(base),
+      directory: (base: PlatformContext) => directory.createContext(base),
+      prices: () => pricing.createContext(),
     }),
   });
 

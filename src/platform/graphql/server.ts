@@ -3,7 +3,7 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { execute, getOperationAST, GraphQLError, parse, specifiedRules, validate, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { execute, getOperationAST, GraphQLError, specifiedRules, validate, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { IncomingMessage } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -29,6 +29,7 @@ import { documentStoreWith, persistedQueryStoreWith } from './trusted-documents.
 import { registerGraphQLOverSse, type ResumableSubscription } from './sse.js';
 import { subscribeSharingExecution, type PushTarget } from './shared-execution.js';
 import { sharedPayloadReplacer } from './shared-payloads.js';
+import { ValidatedDocuments } from './validated-documents.js';
 
 /** What every resolver can rely on; modules extend it with their loaders. */
 export interface PlatformContext extends BaseContext {
@@ -174,6 +175,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
     if (named.length === 1) operations.prepare(trusted.hash, trusted.document, undefined);
   }
   log.info({ trusted: options.trustedDocuments.documents.size, validated: validated.size, onlyFor: [...options.trustedDocuments.requiredFor] }, 'trusted GraphQL documents loaded');
+  const validatedTexts = new ValidatedDocuments(options.schema, rules, validationOptions);
   const apollo = new ApolloServer<Context>({
     // Apollo parses, validates (armor's rules included) and runs every plugin as before; only execution is ours.
     gateway: compiledExecution(options.schema, operations),
@@ -300,15 +302,9 @@ export async function registerGraphQL<Context extends PlatformContext>(
           const refusal = new AppError('trusted_document_required', 'this server runs only trusted documents for this caller: send the text of a document the build published');
           return [new GraphQLError(refusal.message, { originalError: refusal })];
         }
-        let document: DocumentNode;
-        try {
-          document = parse(payload.query, { maxTokens: GRAPHQL_LIMITS.maxTokens });
-        } catch (error) {
-          if (error instanceof GraphQLError) return [error];
-          throw error;
-        }
-        const errors = validate(options.schema, document, rules, validationOptions);
-        if (errors.length > 0) return errors;
+        const prepared = validatedTexts.prepare(payload.query);
+        if ('errors' in prepared) return prepared.errors;
+        const document = prepared.document;
         const refusal = unstorableVariablesError(payload.variables);
         if (refusal) return [refusal];
         const operation = getOperationAST(document, payload.operationName);
@@ -346,13 +342,15 @@ export async function registerGraphQL<Context extends PlatformContext>(
         const outbox = outboxes.get(ctx.extra.socket);
         if (outbox) {
           const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
-          pushTargets.set(context, { next: (payloadJson) => outbox.send(`${prefix}${payloadJson}}`), keepingUp: () => outbox.keepingUp() });
+          pushTargets.set(context, { next: (payloadJson) => outbox.sendJoined(prefix, payloadJson, '}'), keepingUp: () => outbox.keepingUp() });
         }
         return context;
       },
       execute: (args: ExecutionArgs) => options.runInScope(() => execute(args)),
       subscribe: (args: ExecutionArgs) =>
-        options.runInScope(() => subscribeSharingExecution(args, { viewerKey, payloadOf: nextPayload, pushTarget: pushTargets.get(args.contextValue as object) })),
+        options.runInScope(() =>
+          subscribeSharingExecution(args, { viewerKey, payloadOf: nextPayload, pushTarget: pushTargets.get(args.contextValue as object), runInScope: options.runInScope }),
+        ),
       onNext: (ctx, id, _payload, _args, result) => {
         // A query or mutation answers once, with its cost; a subscription's events carry none (and stay shared).
         const charge = chargesOf(ctx).get(id);

@@ -186,7 +186,7 @@ export function registerGraphQLOverSse<Context extends PlatformContext>(app: Fas
       } satisfies OperationArgs<SseContext>;
     },
     execute: (args: ExecutionArgs) => options.runInScope(() => execute(args)),
-    subscribe: (args: ExecutionArgs) => options.runInScope(() => subscribeSharingExecution(args, { viewerKey: options.viewerKey, payloadOf: options.payloadOf })),
+    subscribe: (args: ExecutionArgs) => options.runInScope(() => subscribeSharingExecution(args, { viewerKey: options.viewerKey, payloadOf: options.payloadOf, runInScope: options.runInScope })),
     onNext: (ctx, _req, result) => {
       const payload = options.payloadOf(result as ExecutionResult);
       const charge = ctx ? charges.get(ctx) : undefined;
