@@ -29,7 +29,7 @@ import { systemClock, type Clock } from './platform/clock.js';
 import { Notifications } from './platform/db/notifications.js';
 import { Statements } from './platform/db/statements.js';
 import { inUnitOfWork } from './platform/db/unit-of-work.js';
-import { closeSilentConnections, connectionSettings } from './platform/db/timeouts.js';
+import { checkPooledSessionDefaults, pooledConnectionSettings, preparePooledConnections } from './platform/db/pooling.js';
 import type { Orm } from './platform/db/orm.js';
 import { buildGatewaySchema, resolverContainer } from './platform/graphql/schema.js';
 import { registerGraphQL } from './platform/graphql/server.js';
@@ -55,6 +55,8 @@ export interface AppDeps {
   orm: Orm;
   /** The database the ORM is connected to (the embedded one has no DATABASE_URL). */
   databaseUrl: string;
+  /** PostgreSQL itself, for the LISTEN connection and the job queue (DATABASE_DIRECT_URL); default `databaseUrl`. */
+  directDatabaseUrl?: string;
   logger: Logger;
   clock?: Clock;
   /** Run the job queue worker in this process (webhook delivery, reminders). Default true. */
@@ -117,11 +119,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await orm.em.getConnection().execute('select 1');
   });
 
-  const notifications = new Notifications(deps.databaseUrl, config.databaseTimeouts, logger);
+  const directDatabaseUrl = deps.directDatabaseUrl ?? deps.databaseUrl;
+  const notifications = new Notifications(directDatabaseUrl, config.databaseTimeouts, logger);
   const statements = await Statements.forOrm(orm);
+  await checkPooledSessionDefaults(statements.pool, config.databaseTimeouts, config.databasePooling);
   // Rate-limit counters live in PostgreSQL so every process shares one budget; a small pool of their own.
-  const rateLimitPool = new pg.Pool({ ...connectionSettings(config.databaseTimeouts), connectionString: deps.databaseUrl, max: 5 });
-  closeSilentConnections(rateLimitPool);
+  const rateLimitPool = new pg.Pool({ ...pooledConnectionSettings(config.databaseTimeouts, config.databasePooling), connectionString: deps.databaseUrl, max: 5 });
+  preparePooledConnections(rateLimitPool, config.databasePooling);
   rateLimitPool.on('error', (error) => logger.warn({ err: error }, 'rate-limit connection lost'));
   // Before any gauge that queries: a scrape reads the pools before its own statements wait on them.
   registerPoolMetrics(metrics, { orm: statements.pool, rate_limits: rateLimitPool });
@@ -254,7 +258,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deps.jobs === false
       ? undefined
       : await startJobRunner({
-          connectionString: deps.databaseUrl,
+          connectionString: directDatabaseUrl,
           timeouts: config.databaseTimeouts,
           logger,
           tasks: Object.fromEntries(Object.entries({ ...bookingsModule.tasks, ...webhooksModule.tasks, ...pricing.tasks }).map(([name, handler]) => [name, inScope(handler)])),

@@ -45,13 +45,13 @@ async function main(): Promise<void> {
     database?.stop().catch((error: unknown) => logger.error({ err: error }, 'stopping the database failed'));
 
   try {
-    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+    database = await openDatabase({ databaseUrl: config.databaseUrl, directUrl: config.databaseDirectUrl, dataDir: config.dataDir, logger });
     // Migrations get a connection without the request timeouts: building an index may rightly take minutes.
-    const migrator = await createOrm({ clientUrl: database.url, entities, migrations, logger, poolMax: 1 });
-    const applied = await migrate(migrator, database.url, sqlDefinitions).finally(() => migrator.close());
+    const migrator = await createOrm({ clientUrl: database.directUrl, entities, migrations, logger, poolMax: 1 });
+    const applied = await migrate(migrator, database.directUrl, sqlDefinitions).finally(() => migrator.close());
     if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
-    const orm = await createOrm({ clientUrl: database.url, entities, migrations, logger, timeouts: config.databaseTimeouts });
-    const app = await buildApp({ config, orm, logger, databaseUrl: database.url });
+    const orm = await createOrm({ clientUrl: database.url, entities, migrations, logger, timeouts: config.databaseTimeouts, pooling: config.databasePooling });
+    const app = await buildApp({ config, orm, logger, databaseUrl: database.url, directDatabaseUrl: database.directUrl });
     await app.listen({ port: config.port, host: config.host });
     logger.info({ startupMs: Math.round(performance.now() - startedAt), embeddedDatabase: database.embedded }, 'gateway ready');
 
