@@ -1,8 +1,8 @@
 /**
  * `npm run test:pooler`: the contract's parts that depend on how connections are held, with PgBouncer
  * in transaction mode between every gateway and PostgreSQL (test/pooler/global-setup.mjs): events
- * across processes (LISTEN on the direct connection), webhooks once, rate limits shared (named
- * statements unnamed), the hot named statements of bookings, proposals and availability, locks that
+ * across processes (LISTEN on the direct connection), credential caches dropped on every process,
+ * webhooks once, rate limits shared (named statements unnamed), consistency tokens, the hot named statements of bookings, proposals and availability, locks that
  * serialise writers, subscriptions, MCP, the job queue, and the pooler's own tests.
  */
 import base from './jest.config.js';
@@ -10,6 +10,8 @@ import base from './jest.config.js';
 const THROUGH_THE_POOLER = [
   'test/pooler/**/*.test.ts',
   'test/integration/scheduling/booking-events.test.ts',
+  'test/integration/scheduling/agents.test.ts',
+  'test/integration/platform/consistency-tokens.test.ts',
   'test/integration/scheduling/webhooks.test.ts',
   'test/integration/directory/rate-limits.test.ts',
   'test/integration/directory/tools.test.ts',

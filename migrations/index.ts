@@ -17,6 +17,7 @@ import { Migration20261124000000_free_busy_visibility } from './Migration2026112
 import { Migration20261124010000_booking_slots_agent_ends } from './Migration20261124010000_booking_slots_agent_ends.js';
 import { Migration20261125000000_booking_writers } from './Migration20261125000000_booking_writers.js';
 import { Migration20261126010000_sql_definitions } from './Migration20261126010000_sql_definitions.js';
+import { Migration20261126030000_consistency_tokens } from './Migration20261126030000_consistency_tokens.js';
 
 /**
  * Every migration, oldest first. Migrations are forward-only SQL read by a human before merge; the
@@ -45,4 +46,5 @@ export const migrations = [
   { name: 'Migration20261124010000_booking_slots_agent_ends', class: Migration20261124010000_booking_slots_agent_ends },
   { name: 'Migration20261125000000_booking_writers', class: Migration20261125000000_booking_writers },
   { name: 'Migration20261126010000_sql_definitions', class: Migration20261126010000_sql_definitions },
+  { name: 'Migration20261126030000_consistency_tokens', class: Migration20261126030000_consistency_tokens },
 ];

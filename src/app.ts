@@ -30,9 +30,15 @@ import { Notifications } from './platform/db/notifications.js';
 import { Statements } from './platform/db/statements.js';
 import { inUnitOfWork } from './platform/db/unit-of-work.js';
 import { checkPooledSessionDefaults, pooledConnectionSettings, preparePooledConnections } from './platform/db/pooling.js';
+import { ReadYourWrites } from './platform/db/read-your-writes.js';
+import { ReplicaRoutingDriver } from './platform/db/replica-routing.js';
+import { replicaName, ReplicaSet } from './platform/db/replicas.js';
+import { parseWalPosition } from './platform/db/wal-position.js';
+import { installConsistencyTokens } from './platform/http/consistency-tokens.js';
+import { answerTokensAfterMutations } from './platform/graphql/consistency-tokens.js';
 import type { Orm } from './platform/db/orm.js';
 import { buildGatewaySchema, resolverContainer } from './platform/graphql/schema.js';
-import { registerGraphQL } from './platform/graphql/server.js';
+import { GRAPHQL_PATH, registerGraphQL } from './platform/graphql/server.js';
 import { clientAddress, proxyTrust } from './platform/http/client-address.js';
 import { installActorResolution } from './platform/http/credential.js';
 import { ActorResolver } from './platform/auth/actor.js';
@@ -127,6 +133,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const rateLimitPool = new pg.Pool({ ...pooledConnectionSettings(config.databaseTimeouts, config.databasePooling), connectionString: deps.databaseUrl, max: 5 });
   preparePooledConnections(rateLimitPool, config.databasePooling);
   rateLimitPool.on('error', (error) => logger.warn({ err: error }, 'rate-limit connection lost'));
+  const replicas = await startReplicaSet(orm, statements, config, logger, metrics);
+  const consistency = new ReadYourWrites(statements.pool, replicas, { rememberForMs: rememberTokensForMs(config.databaseReplicas.maxLagMs) }, metrics, logger);
+  consistency.startPruning();
+  installConsistencyTokens(app, consistency, [GRAPHQL_PATH, '/mcp']);
   // Before any gauge that queries: a scrape reads the pools before its own statements wait on them.
   registerPoolMetrics(metrics, { orm: statements.pool, rate_limits: rateLimitPool });
   registerMetricsRoute(app, metrics, config.metricsToken);
@@ -215,6 +225,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger,
     version: APP_VERSION,
     metrics,
+    database: { poolMode: config.databasePooling.mode, replicas: () => replicas?.health() ?? [] },
   }).registerRoutes(app);
 
   registerMcpEndpoint(
@@ -231,10 +242,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { publicUrl: config.publicUrl, allowedOrigins: config.mcpAllowedOrigins, allowedHosts: config.mcpAllowedHosts },
   );
 
-  const schema = await buildGatewaySchema({
+  const schema = answerTokensAfterMutations(await buildGatewaySchema({
     resolvers: resolverClasses,
     container: resolverContainer([...scheduling.flatMap((module): object[] => module.resolvers), ...directory.resolvers, ...pricing.resolvers]),
-  });
+  }), consistency);
   await registerGraphQL<AgentsContext & BookingEventsContext & DirectoryContext>(app, {
     schema,
     logger,
@@ -276,10 +287,40 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await Promise.all([webhooksModule.stop(), bookingsModule.stop()]);
     await runner?.stop();
     await notifications.stop();
+    await consistency.stop();
+    await replicas?.stop();
     await rateLimitPool.end();
     await mailer.close?.(MAIL_DRAIN_MS);
   });
 
   await app.ready();
   return app;
+}
+
+/**
+ * How long a credential's consistency token is remembered: a serving replica lags at most the bound,
+ * so past it (with room for checks that come late) every one of them has replayed the token.
+ */
+function rememberTokensForMs(maxLagMs: number): number {
+  return Math.max(60_000, 10 * maxLagMs);
+}
+
+/** The read replicas of DATABASE_REPLICA_URLS, checked once before the first request; undefined without any. */
+async function startReplicaSet(orm: Orm, statements: Statements, config: Config, logger: Logger, metrics: Metrics): Promise<ReplicaSet | undefined> {
+  const { urls, maxLagMs } = config.databaseReplicas;
+  const driver = orm.em.getDriver();
+  if (urls.length === 0 || !(driver instanceof ReplicaRoutingDriver)) return undefined;
+  const pools = await driver.replicaPools();
+  const set = new ReplicaSet(
+    urls.map((url, index) => ({ name: replicaName(index), url, index, pool: pools[index]! })),
+    async () => {
+      const { rows } = await statements.pool.query<{ position: string }>('select pg_current_wal_insert_lsn()::text as position');
+      return parseWalPosition(rows[0]!.position)!;
+    },
+    { maxLagMs, timeouts: config.databaseTimeouts, pooling: config.databasePooling },
+    logger.child({ component: 'replicas' }),
+    metrics,
+  );
+  await set.start();
+  return set;
 }

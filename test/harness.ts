@@ -12,6 +12,7 @@ import type { Clock } from '../src/platform/clock.js';
 import type { Mailer } from '../src/platform/mail/mailer.js';
 import type { PriceAdapter } from '../src/modules/prices/adapters/adapter.js';
 import { createOrm, type Orm } from '../src/platform/db/orm.js';
+import { namedReplicas } from '../src/platform/db/replicas.js';
 import { createLogger } from '../src/platform/logger.js';
 import { databaseEnv } from './support/database-env.js';
 
@@ -100,6 +101,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     logger,
     timeouts: config.databaseTimeouts,
     pooling: config.databasePooling,
+    replicas: namedReplicas(config.databaseReplicas.urls),
     onQuery: (sql) => statements.push(sql),
   });
   const app = await buildApp({

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../platform/auth/actor.js';
+import { ormReplicaRead } from '../../platform/db/replica-routing.js';
 import type { Clock } from '../../platform/clock.js';
 import { violatedConstraint } from '../../platform/db/pg-errors.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
@@ -118,8 +119,13 @@ export class ToolService {
     private readonly clock: Clock,
   ) {}
 
+  /** Directory reads (list, get, categories, leaderboard, stats) may be answered by a replica past the caller's last write. */
   async list(query: { category?: string | undefined; sort: ToolSort; page: number; limit: number }): Promise<ToolPage> {
     checkPage(query.page, query.limit, TOOL_LIMITS.pageSizeMax);
+    return ormReplicaRead(() => this.listPage(query));
+  }
+
+  private async listPage(query: { category?: string | undefined; sort: ToolSort; page: number; limit: number }): Promise<ToolPage> {
     let categoryId: number | undefined;
     if (query.category !== undefined) {
       const category = CATEGORY_SLUG.test(query.category) ? await this.em.findOne(Category, { slug: query.category }) : null;
@@ -146,7 +152,7 @@ export class ToolService {
   }
 
   async get(id: number): Promise<ToolView> {
-    const tool = Number.isSafeInteger(id) && id > 0 ? await this.em.findOne(Tool, id, { populate: ['category'] }) : null;
+    const tool = Number.isSafeInteger(id) && id > 0 ? await ormReplicaRead(() => this.em.findOne(Tool, id, { populate: ['category'] })) : null;
     if (!tool) throw new AppError('not_found', `no tool ${id}`);
     return toToolView(tool);
   }
@@ -212,10 +218,14 @@ export class ToolService {
   }
 
   async categories(): Promise<CategoryView[]> {
-    const rows = await this.em.execute<{ id: number; name: string; slug: string; tool_count: string }[]>(
-      `select c.id, c.name, c.slug, count(t.id) as tool_count
-         from categories c left join tools t on t.category_id = c.id
-        group by c.id order by c.position, c.id`,
+    const rows = await ormReplicaRead(() =>
+      this.em.execute<{ id: number; name: string; slug: string; tool_count: string }[]>(
+        `select c.id, c.name, c.slug, count(t.id) as tool_count
+           from categories c left join tools t on t.category_id = c.id
+          group by c.id order by c.position, c.id`,
+        [],
+        { connectionType: 'read' },
+      ),
     );
     return rows.map((row) => ({ id: row.id, name: row.name, slug: row.slug, toolCount: Number(row.tool_count) }));
   }
@@ -230,16 +240,20 @@ export class ToolService {
     }
     const top = (source: 'agent' | 'human') =>
       this.em.find(Tool, { submissionSource: source }, { populate: ['category'], orderBy: { voteCount: 'desc', id: 'desc' }, limit });
-    const [agents, humans] = await Promise.all([top('agent'), top('human')]);
+    const [agents, humans] = await ormReplicaRead(() => Promise.all([top('agent'), top('human')]));
     return { agents: agents.map(toToolView), humans: humans.map(toToolView) };
   }
 
   async stats(): Promise<DirectoryStats> {
-    const [row] = await this.em.execute<Record<string, string>[]>(
-      `select (select count(*) from tools) as total_tools,
-              (select count(*) from votes) as total_votes,
-              (select count(*) from tools where submission_source = 'agent') as agent_submissions,
-              (select count(*) from votes where agent_id is not null) as agent_votes`,
+    const [row] = await ormReplicaRead(() =>
+      this.em.execute<Record<string, string>[]>(
+        `select (select count(*) from tools) as total_tools,
+                (select count(*) from votes) as total_votes,
+                (select count(*) from tools where submission_source = 'agent') as agent_submissions,
+                (select count(*) from votes where agent_id is not null) as agent_votes`,
+        [],
+        { connectionType: 'read' },
+      ),
     );
     return {
       totalTools: Number(row?.total_tools ?? 0),

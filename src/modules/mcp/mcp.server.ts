@@ -1,6 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Actor } from '../../platform/auth/actor.js';
+import { tokenAfterWrite, writingNow } from '../../platform/db/read-your-writes.js';
 import { INTERNAL_ERROR, toAppError } from '../../platform/errors.js';
 import type { Logger } from '../../platform/logger.js';
 import { checkedArguments } from './tool-arguments.js';
@@ -45,7 +46,14 @@ export function createMcpServer(deps: McpDeps, actor: () => Promise<Actor>, addr
     const tool = TOOLS_BY_NAME.get(request.params.name);
     // An unknown tool is a protocol error (the specification's own example), not a tool result.
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name.slice(0, 100)}`);
-    return answer(() => tool.run(checkedArguments(tool, request.params.arguments ?? {}), context), deps.logger);
+    if (tool.annotations?.readOnlyHint) return answer(() => tool.run(checkedArguments(tool, request.params.arguments ?? {}), context), deps.logger);
+    // A tool that writes: reads after it stay on the primary, and its token goes out as a header (read-your-writes.ts).
+    writingNow();
+    return answer(async () => {
+      const result = await tool.run(checkedArguments(tool, request.params.arguments ?? {}), context);
+      await tokenAfterWrite();
+      return result;
+    }, deps.logger);
   });
   return server;
 }

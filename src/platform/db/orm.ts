@@ -9,6 +9,7 @@ import type { DatabaseTimeouts } from './timeouts.js';
 import { pooledConnectionSettings, preparePooledConnections, SESSION_POOLING, type PoolPolicy } from './pooling.js';
 import { applySqlDefinitions, type SqlDefinition } from './sql-definitions.js';
 import { currentUnitOfWork } from './unit-of-work.js';
+import { ReplicaRoutingDriver } from './replica-routing.js';
 
 export type Orm = MikroORM;
 
@@ -22,6 +23,8 @@ export interface OrmOptions {
   timeouts?: DatabaseTimeouts;
   /** How the pool reaches PostgreSQL (pooling.ts); a session of its own unless said otherwise. */
   pooling?: PoolPolicy;
+  /** Hot standbys, in DATABASE_REPLICA_URLS order; reads go to them only through `ormReplicaRead`. */
+  replicas?: readonly { name: string; url: string }[];
   /** Sees every SQL statement the ORM sends; tests count statements with it. */
   onQuery?: (sql: string) => void;
 }
@@ -34,6 +37,9 @@ export async function createOrm(options: OrmOptions): Promise<Orm> {
   const created: { root?: MikroORM['em'] } = {};
   const orm = await MikroORM.init({
     clientUrl: options.clientUrl,
+    ...(options.replicas?.length
+      ? { driver: ReplicaRoutingDriver, replicas: options.replicas.map((replica) => ({ name: replica.name, clientUrl: replica.url })), preferReadReplicas: true }
+      : {}),
     entities: options.entities,
     metadataProvider: ReflectMetadataProvider,
     extensions: [Migrator],

@@ -16,6 +16,7 @@ import { formatGraphQLError } from './errors.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { OperationMetrics } from './operation-metrics.js';
 import { requestErrorStatusPlugin } from './request-error-status.js';
+import { consistencyTokenPlugin } from './consistency-tokens.js';
 import { ConnectionCounter, GRAPHQL_LIMITS } from './limits.js';
 import { ConnectionOutbox } from './connection-outbox.js';
 import { subscribeSharingExecution, type PushTarget } from './shared-execution.js';
@@ -128,6 +129,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
       ApolloServerPluginCacheControlDisabled(),
       requestErrorStatusPlugin<Context>(),
       new OperationMetrics(options.metrics).plugin<Context>(),
+      consistencyTokenPlugin<Context>(),
     ],
   });
   await apollo.start();
