@@ -46,6 +46,8 @@ const slot = (day: number, hour: number) => {
   return { startsAt: startsAt.toISOString(), endsAt: new Date(startsAt.getTime() + 30 * 60_000).toISOString() };
 };
 const LIST = '/api/bookings?from=2070-01-01T00:00:00Z&to=2070-04-01T00:00:00Z&limit=100';
+/** The caller's bookings overlapping one slot. */
+const listAround = (booked: { startsAt: string; endsAt: string }) => `/api/bookings?from=${booked.startsAt}&to=${booked.endsAt}`;
 
 describe('reads on a streaming replica, two gateway processes', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -215,9 +217,10 @@ describe('reads on a streaming replica, two gateway processes', () => {
     const clients = agents.map(async (agent, c) => {
       for (let round = 0; !stop; round++) {
         const [writeOn, readOn] = round % 2 ? [a, b] : [b, a];
-        const created = await call(writeOn, 'POST', '/api/bookings', { token: agent.token, body: { agentId: agent.id, ...slot(40 + round, c) } }).catch(() => ({ status: 0, body: {} }) as Answer);
+        const booked = slot(40 + round, c);
+        const created = await call(writeOn, 'POST', '/api/bookings', { token: agent.token, body: { agentId: agent.id, ...booked } }).catch(() => ({ status: 0, body: {} }) as Answer);
         statuses.set(created.status, (statuses.get(created.status) ?? 0) + 1);
-        const listed = await call(readOn, 'GET', LIST, { token: agent.token }).catch(() => ({ status: 0, body: {} }) as Answer);
+        const listed = await call(readOn, 'GET', listAround(booked), { token: agent.token }).catch(() => ({ status: 0, body: {} }) as Answer);
         statuses.set(listed.status, (statuses.get(listed.status) ?? 0) + 1);
         if (created.status === 201 && listed.status === 200 && !(listed.body.items as { id: string }[]).some((item) => item.id === created.body.id)) stale.push(String(created.body.id));
         const others = await call(readOn, 'GET', LIST, { token: root.token }).catch(() => ({ status: 0, body: {} }) as Answer);
