@@ -16,9 +16,12 @@
  *   S8  GET /api/availability: 10 agents with 500 bookings each in a 30-day window, each asking about the
  *       other nine over that window (30-minute slots on a 15-minute grid, limit 50); the reference runs
  *       the same named statement over node-postgres
+ *   S9  S2 served from a streaming replica (a second gateway with DATABASE_REPLICA_URLS, the standby made
+ *       from the bench's cluster as durable as it) beside S2 from the primary (the gateway); CPU per request
+ *       of each gateway, the primary and the standby. Embedded cluster only
  *
  * Environment: BENCH_ROUNDS (3), BENCH_SECONDS (10 per timed run), BENCH_CONNECTIONS (16),
- * BENCH_SCENARIOS (S1,…,S8: a subset), BENCH_SMOKE=1 (1 round of 2 s, 100 agents, fewer subscribers),
+ * BENCH_SCENARIOS (S1,…,S9: a subset), BENCH_SMOKE=1 (1 round of 2 s, 100 agents, fewer subscribers),
  * BENCH_S6_SOCKETS (100: WebSocket connections the 1,000 S6 subscriptions share; 1000 = one each),
  * BENCH_S6_PROCESSES (2: processes the S6 subscribers run in, apart from the load generator; see subscribers.ts),
  * BENCH_S6_INTERVAL_MS (50: a create starts this long after the previous one started, or when it ends if
@@ -48,6 +51,7 @@ import WebSocket from 'ws';
 import { cpuMsPerRequest, readCpu } from './cpu.js';
 import type { FromSubscribers, StartSubscribers, SubscribersReceipts, SubscribersStatus, ToSubscribers } from './subscribers.js';
 import { freePort, startEmbeddedPostgres } from '../../src/platform/db/embedded-postgres.js';
+import { startStreamingReplica, type StreamingReplica } from '../factories/streaming-replica.js';
 import { createLogger } from '../../src/platform/logger.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -84,7 +88,7 @@ const S7_REQUESTS = SMOKE ? 100 : 500;
 /** Each S7 series stops early after this long (the history agent can be slow). */
 const S7_MAX_SECONDS = SMOKE ? 3 : 8;
 
-const ALL_SCENARIOS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8'] as const;
+const ALL_SCENARIOS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8', 'S9'] as const;
 type ScenarioId = (typeof ALL_SCENARIOS)[number];
 const SELECTED = new Set(
   (process.env.BENCH_SCENARIOS || ALL_SCENARIOS.join(','))
@@ -127,7 +131,7 @@ const MINUTE = 60_000;
 // ---------------------------------------------------------------------------------------------------
 // Types and small helpers
 
-type TargetName = 'gateway' | 'reference';
+type TargetName = 'gateway' | 'reference' | 'gateway-replica';
 
 interface Target {
   name: TargetName;
@@ -785,6 +789,8 @@ async function cleanup(): Promise<void> {
   await db?.end().catch(() => undefined);
   db = undefined;
   for (const { name, child } of children.splice(0).reverse()) await stopChild(name, child).catch((error: unknown) => console.error(error));
+  await replica?.destroy().catch((error: unknown) => console.error('removing the S9 replica failed', error));
+  replica = undefined;
   await database?.stop().catch((error: unknown) => console.error('stopping PostgreSQL failed', error));
   database = undefined;
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
@@ -1240,6 +1246,8 @@ async function main(): Promise<void> {
     compact.push([`S5 create with ${S5_WEBHOOKS_PER_AGENT} webhooks/agent + ${subscribers.length} subs`, `${range(gw.rps)} req/s, p99 ${gw.p99} ms`, 'n/a', `${range(ratio, 2)} (vs gateway S1)`]);
   }
 
+  if (runs('S9')) await replicaReads(databaseUrl, agents, targets[0]!);
+
   console.log(`\n## Summary (${ROUNDS} round(s) × ${SECONDS} s, ${CONNECTIONS} connections, ${agents.length} agents${SMOKE ? ', smoke' : ''})\n`);
   console.log(markdownTable(['scenario', 'gateway', 'reference', 'gateway/reference'], compact));
   console.log('\nRatios are medians of per-round ratios (min–max). A req/s ratio below 1, or a latency, wall-time or CPU-per-request ratio above 1, means the gateway is slower.');
@@ -1249,6 +1257,98 @@ async function main(): Promise<void> {
   }
   console.log(`\nbench took ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`);
   console.log(JSON.stringify({ settings: { rounds: ROUNDS, seconds: SECONDS, connections: CONNECTIONS, agents: agents.length, smoke: SMOKE, scenarios: [...SELECTED] }, ...report, problems }));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// S9: S2 from a streaming replica
+
+/** The S9 standby (removed by cleanup). */
+let replica: StreamingReplica | undefined;
+const S9_METRICS_TOKEN = 'bench-s9-metrics-token-0123456789';
+
+/**
+ * S9: the S2 requests against a gateway reading from a standby of the bench's cluster, alternating round
+ * by round with the gateway that reads from the primary. The agents wrote in S1 (their tokens are
+ * remembered): each list costs the primary one lookup of the caller's floor and the replica the list.
+ */
+async function replicaReads(databaseUrl: string, agents: Agent[], primaryGateway: Target): Promise<void> {
+  if (!clusterDir || !db) {
+    problems.push('S9 needs the embedded cluster (unset DATABASE_URL)');
+    return;
+  }
+  const durable = (await db.query<{ fsync: string }>('show fsync')).rows[0]!.fsync === 'on';
+  replica = await startStreamingReplica({ primaryUrl: databaseUrl, primaryDataDir: clusterDir, durable });
+  const databaseName = new URL(databaseUrl).pathname.slice(1);
+  const withReplica = await startChild('gateway-replica', ['dist/src/main.js'], {
+    DATABASE_URL: databaseUrl,
+    DATABASE_REPLICA_URLS: replica.urlFor(databaseName),
+    BOOKING_CAP: '100000000',
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    RATE_LIMIT_ANON_PER_MIN: '1000000000',
+    RATE_LIMIT_AUTH_PER_MIN: '1000000000',
+    PRICE_PROVIDERS: '',
+    GRAPHQL_EXPLORER: 'false',
+    METRICS_TOKEN: S9_METRICS_TOKEN,
+  });
+  const serving = async () => {
+    const report = (await (await fetch(`${withReplica.base}/api/status`)).json()) as { services: { database: { replicas: { status: string; lag_ms: number }[] } } };
+    return report.services.database.replicas[0];
+  };
+  if (!(await waitFor(async () => (await serving())?.status === 'operational', 30_000))) throw new Error(`S9: the replica does not serve reads: ${JSON.stringify(await serving())}`);
+  const targets: Target[] = [primaryGateway, { name: 'gateway-replica', base: withReplica.base, pid: withReplica.pid }];
+  note(`S9: standby on port ${replica.port} (${durable ? 'fsync on' : 'fsync off'}, as the primary), gateway-replica ${withReplica.base}`);
+  const runs9 = new Map<TargetName, (LoadRun & { replicaCpuMs: number | null })[]>([['gateway', []], ['gateway-replica', []]]);
+  const timed = async (target: Target, round: number, seconds = SECONDS) => {
+    const before = await readCpu(undefined, replica!.dataDir);
+    const run = await load(target, round, listRequests(agents), seconds);
+    const after = await readCpu(undefined, replica!.dataDir);
+    return { ...run, replicaCpuMs: cpuMsPerRequest(before, after, run.requests).database };
+  };
+  // The replica's gateway is a fresh process: warmed up as long as the other was by the earlier scenarios' warm-ups.
+  for (const target of targets) await timed(target, -1, target.name === 'gateway-replica' ? 3 * WARM_UP_SECONDS : WARM_UP_SECONDS);
+  const routesBefore = await replicaRoutes(withReplica.base);
+  for (let round = 0; round < ROUNDS; round++) {
+    const results = await alternate(round, targets, (target) => timed(target, round));
+    for (const [name, run] of results) {
+      runs9.get(name)!.push(run);
+      if (run.non2xx || run.errors) problems.push(`S9 ${name} round ${round + 1}: ${run.non2xx} non-2xx, ${run.errors} errors`);
+      note(`S9 round ${round + 1} ${name}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${cpuText(run)} (primary), standby ${run.replicaCpuMs ?? '?'} ms`);
+    }
+  }
+  const routes = await replicaRoutes(withReplica.base);
+  const fromReplica = (routes.get('replica') ?? 0) - (routesBefore.get('replica') ?? 0);
+  const all = [...routes].reduce((sum, [route, n]) => sum + n - (routesBefore.get(route) ?? 0), 0);
+  if (all === 0 || fromReplica / all < 0.99) problems.push(`S9: the standby served ${fromReplica} of ${all} lists (routes ${JSON.stringify(Object.fromEntries(routes))})`);
+  const lag = await serving();
+  const primaryRuns = runs9.get('gateway')!;
+  const replicaRuns = runs9.get('gateway-replica')!;
+  const gw = summariseRuns(primaryRuns);
+  const rep = summariseRuns(replicaRuns);
+  const standbyCpu = (runs: (LoadRun & { replicaCpuMs: number | null })[]) => medianOrNull(runs.map((run) => run.replicaCpuMs)) ?? 'n/a';
+  const ratio = ratios(replicaRuns.map((run) => run.rps), primaryRuns.map((run) => run.rps));
+  report.S9 = { primary: gw, replica: rep, ratio, standbyCpuMs: { primary: standbyCpu(primaryRuns), replica: standbyCpu(replicaRuns) }, servedByStandby: fromReplica, lists: all, lagMs: lag?.lag_ms ?? null };
+  console.log(`
+### S9 S2 from a streaming replica beside S2 from the primary (${durable ? 'durable' : 'fsync off'})
+`);
+  console.log(
+    markdownTable(
+      [...LOAD_HEADER.slice(0, 7), 'primary PostgreSQL CPU ms/req', 'standby PostgreSQL CPU ms/req'],
+      [
+        [...loadRow('S2 from the primary', gw).slice(0, 7), gw.cpuMs.database ?? 'n/a', standbyCpu(primaryRuns)],
+        [...loadRow('S2 from the replica', rep).slice(0, 7), rep.cpuMs.database ?? 'n/a', standbyCpu(replicaRuns)],
+      ],
+    ),
+  );
+  console.log(`
+replica/primary req/s: ${range(ratio, 2)}; the standby served ${fromReplica} of ${all} lists; its lag after the runs ${lag?.lag_ms ?? '?'} ms`);
+  compact.push(['S9 S2 from a replica (vs S2 from the primary)', `${range(rep.rps)} req/s, p99 ${rep.p99} ms; primary PostgreSQL ${rep.cpuMs.database ?? '?'} ms/req`, `(primary) ${range(gw.rps)} req/s; ${gw.cpuMs.database ?? '?'} ms/req`, `${range(ratio, 2)} (replica/primary)`]);
+}
+
+/** A gateway's gateway_db_replica_reads_total by route. */
+async function replicaRoutes(base: string): Promise<Map<string, number>> {
+  const exposition = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${S9_METRICS_TOKEN}` } })).text();
+  return new Map([...exposition.matchAll(/^gateway_db_replica_reads_total\{route="(\w+)"\} (\d+)/gm)].map((match) => [match[1]!, Number(match[2])]));
 }
 
 /** With BENCH_SQL_STATS=1, where the database spent its time during `work` (`label` given), by statement. */

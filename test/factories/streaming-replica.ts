@@ -40,6 +40,8 @@ export interface StreamingReplicaOptions {
   primaryDataDir: string;
   /** `recovery_min_apply_delay`: the standby applies each commit this long after the primary made it. */
   applyDelayMs?: number;
+  /** fsync on, as a durable primary has it (benchmarks); off by default (tests). */
+  durable?: boolean;
 }
 
 // What pg_basebackup leaves out (src/backend/backup/basebackup.c): directories copied empty, files not at all.
@@ -168,7 +170,7 @@ export async function startStreamingReplica(options: StreamingReplicaOptions): P
     log = '';
     const started = spawn(
       binary,
-      ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off', ...sizes],
+      ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', `fsync=${options.durable ? 'on' : 'off'}`, ...sizes],
       { ...(owner ?? {}), stdio: ['ignore', 'ignore', 'pipe'] },
     );
     child = started;

@@ -34,8 +34,9 @@ export const CONSISTENCY_TOKEN_HEADER = 'x-consistency-token';
 /** The unit of work a request (or a GraphQL operation) runs in, as far as reads and writes go. */
 interface ReadScope {
   readonly consistency: ReadYourWrites;
-  /** The caller's credential as the token table keys it (a SHA-256); undefined without one. */
-  readonly credentialKey: string | undefined;
+  readonly credential: PresentedCredential;
+  /** The credential as the token table keys it (its SHA-256), worked out when first needed. */
+  credentialKey?: string | undefined;
   /** The token the client sent back. */
   readonly presented: bigint | undefined;
   /** Writes: its reads stay on the primary (they must see what it just wrote) and it answers a token. */
@@ -99,6 +100,11 @@ export interface ReadYourWritesOptions {
  */
 export class ReadYourWrites {
   private readonly issued = new WriteBatcher<string | undefined, string>((keys) => this.issue(keys));
+  /**
+   * Floors looked up together: one statement for every read that arrived while the previous one was
+   * out. Each lookup still starts after its read arrived, so it sees every write acknowledged before.
+   */
+  private readonly remembered = new WriteBatcher<string, Map<string, bigint>>((keys) => this.rememberedPositions(keys));
   private readonly routes: CounterFamily;
   private readonly routeSeries = new Map<Route, CounterSeries>();
   private pruner: NodeJS.Timeout | undefined;
@@ -126,7 +132,7 @@ export class ReadYourWrites {
     }
     const scope: ReadScope = {
       consistency: this,
-      credentialKey: init.credential.kind === 'token' ? sha256Hex(init.credential.token) : undefined,
+      credential: init.credential,
       presented,
       writes: init.writes,
       response: init.response,
@@ -172,13 +178,19 @@ export class ReadYourWrites {
 
   /** The caller's floor: what it sent back, or the last write any process remembers for its credential, whichever is later. */
   private async floorOf(scope: ReadScope): Promise<bigint | undefined> {
-    if (scope.credentialKey === undefined) return scope.presented;
-    const { rows } = await this.primary.query<{ position: string }>({
-      name: 'consistency_token_of',
-      text: 'select position::text as position from consistency_tokens where credential_hash = $1',
-      values: [scope.credentialKey],
+    const key = credentialKey(scope);
+    if (key === undefined) return scope.presented;
+    const positions = await this.remembered.add(key);
+    return laterWalPosition(scope.presented, positions.get(key));
+  }
+
+  private async rememberedPositions(keys: string[]): Promise<Map<string, bigint>> {
+    const { rows } = await this.primary.query<{ credential_hash: string; position: string }>({
+      name: 'consistency_tokens_of',
+      text: 'select credential_hash, position::text as position from consistency_tokens where credential_hash = any($1::text[])',
+      values: [[...new Set(keys)]],
     });
-    return laterWalPosition(scope.presented, rows[0] ? parseWalPosition(rows[0].position) : undefined);
+    return new Map(rows.map((row) => [row.credential_hash, parseWalPosition(row.position)!]));
   }
 
   /**
@@ -187,7 +199,7 @@ export class ReadYourWrites {
    */
   async afterWrite(credential?: PresentedCredential): Promise<string> {
     const scope = scopes.getStore();
-    const key = scope ? scope.credentialKey : credential?.kind === 'token' ? sha256Hex(credential.token) : undefined;
+    const key = scope ? credentialKey(scope) : credential?.kind === 'token' ? sha256Hex(credential.token) : undefined;
     const token = await this.issued.add(key);
     if (scope) {
       scope.token = token;
@@ -237,6 +249,11 @@ export class ReadYourWrites {
     if (!series) this.routeSeries.set(route, (series = this.routes.series({ route })));
     series.inc();
   }
+}
+
+function credentialKey(scope: ReadScope): string | undefined {
+  if (!('credentialKey' in scope)) scope.credentialKey = scope.credential.kind === 'token' ? sha256Hex(scope.credential.token) : undefined;
+  return scope.credentialKey;
 }
 
 /** The unit of work's read-your-writes state, when there is one. */
