@@ -289,7 +289,9 @@ async function main(): Promise<void> {
   // An idle connection the server drops (a restart, an operator) must not end the run: pg emits it on the pool.
   db.on('error', (error) => note(`soak database pool: ${error.message}`));
   primaryForChecks = db;
-  const replicaWatch = { samples: 0, maxLagMs: 0, leftOut: [] as string[] };
+  const replicaWatch = { samples: 0, maxLagMs: 0, lags: [] as number[], leftOut: [] as string[] };
+  /** Client connections PostgreSQL held, sampled every second of the run (the most seen). */
+  let peakConnections = 0;
   let watching = true;
   try {
     const databaseName = new URL(databaseUrl).pathname.slice(1);
@@ -322,15 +324,18 @@ async function main(): Promise<void> {
       gateways.push(await startGateway(pooled.DATABASE_URL ? `${name} (PgBouncer)` : name, { ...env, ...pooled }));
     }
     const [a] = gateways as [Gateway, ...Gateway[]];
-    // What each process's status report says of the replica, every second of the run.
+    // What each process's status report says of the replica, and PostgreSQL's connections, every second of the run.
     const watcher = (async () => {
-      while (replica && watching) {
-        for (const gateway of gateways) {
+      while (watching) {
+        const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where backend_type = 'client backend'`).catch(() => ({ rows: [{ n: 0 }] }));
+        peakConnections = Math.max(peakConnections, rows[0]!.n);
+        for (const gateway of replica ? gateways : []) {
           const report = await fetch(`${gateway.base}/api/status`).then((response) => response.json() as Promise<{ services: { database: { replicas: { status: string; lag_ms: number | null; reason: string | null }[] } } }>, () => undefined);
           const seen = report?.services.database.replicas[0];
           if (!seen) continue;
           replicaWatch.samples++;
           replicaWatch.maxLagMs = Math.max(replicaWatch.maxLagMs, seen.lag_ms ?? 0);
+          replicaWatch.lags.push(seen.lag_ms ?? 0);
           if (seen.status !== 'operational' && replicaWatch.leftOut.length < 10) replicaWatch.leftOut.push(`${gateway.name}: ${seen.status} (${seen.reason})`);
         }
         await sleep(1000);
@@ -411,6 +416,8 @@ async function main(): Promise<void> {
     note(`set up: ${AGENTS} agents with a webhook each, ${USERS} users, ${toolIds.length} tools, ${subscribers.length} subscriptions`);
 
     // Traffic, with the early heap figure taken along the way.
+    const walAt = async () => BigInt((await db.query<{ bytes: string }>(`select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint::text as bytes`)).rows[0]!.bytes);
+    const walBefore = await walAt();
     const trafficStarted = Date.now();
     const until = trafficStarted + SECONDS * 1000;
     let early: number[] | undefined;
@@ -431,6 +438,7 @@ async function main(): Promise<void> {
     );
     await heapProbe;
     note(`traffic: ${requests} operations in ${SECONDS} s`);
+    const walBytes = Number((await walAt()) - walBefore);
     watching = false;
     await watcher;
     // Where each process's replica reads went (gateway_db_replica_reads_total, by route).
@@ -538,8 +546,12 @@ async function main(): Promise<void> {
       const routes = [...replicaReads[i]!].sort(([x], [y]) => x.localeCompare(y)).map(([route, n]) => `${route} ${n}`);
       if (routes.length) console.log(`| ${gateway.name} replica reads by route | ${routes.join(', ')} |`);
     }
+    const writes = byStatus.filter(([key]) => /^(POST|PATCH)/.test(key)).reduce((sum, [, n]) => sum + n, 0);
+    console.log(`| WAL written during the traffic | ${(walBytes / 1e6).toFixed(1)} MB, ${(walBytes / SECONDS / 1e3).toFixed(0)} kB/s, ${Math.round(walBytes / Math.max(1, writes))} bytes per write request |`);
+    console.log(`| PostgreSQL client connections, most seen | ${peakConnections} |`);
     if (replica) {
-      console.log(`| replica lag, largest in ${replicaWatch.samples} status reports | ${replicaWatch.maxLagMs} ms |`);
+      const sorted = [...replicaWatch.lags].sort((x, y) => x - y);
+      console.log(`| replica lag in ${replicaWatch.samples} status reports: median / 99th percentile / largest | ${sorted[Math.floor(sorted.length / 2)] ?? 0} / ${sorted[Math.floor(sorted.length * 0.99)] ?? 0} / ${replicaWatch.maxLagMs} ms |`);
       console.log(`| replica left out | ${replicaWatch.leftOut.length ? replicaWatch.leftOut.join('; ') : 'never'} |`);
     }
     if (problems.length) {
