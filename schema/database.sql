@@ -76,6 +76,12 @@ create table categories (
   "position" integer default 0 not null
 );
 
+create unlogged table consistency_tokens (
+  credential_hash text not null,
+  "position" pg_lsn not null,
+  written_at timestamp with time zone default now() not null
+);
+
 create table idempotency_keys (
   agent_id uuid not null,
   operation character varying(32) not null,
@@ -298,6 +304,8 @@ alter table categories add constraint categories_pkey PRIMARY KEY (id);
 
 alter table categories add constraint categories_slug_key UNIQUE (slug);
 
+alter table consistency_tokens add constraint consistency_tokens_pkey PRIMARY KEY (credential_hash);
+
 alter table idempotency_keys add constraint idempotency_keys_agent_id_foreign FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE;
 
 alter table idempotency_keys add constraint idempotency_keys_pkey PRIMARY KEY (agent_id, operation, key);
@@ -421,6 +429,8 @@ CREATE INDEX bookings_agent_starts_idx ON public.bookings USING btree (agent_id,
 CREATE INDEX bookings_reminder_due_idx ON public.bookings USING btree (starts_at) WHERE (((status)::text = 'confirmed'::text) AND (warning_sent_at IS NULL));
 
 CREATE INDEX calendar_feeds_agent_idx ON public.calendar_feeds USING btree (agent_id);
+
+CREATE INDEX consistency_tokens_written_at ON public.consistency_tokens USING btree (written_at);
 
 CREATE INDEX price_rows_pair_idx ON public.price_rows USING btree (gpu_slug, provider);
 

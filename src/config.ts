@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import type { DatabaseTimeouts } from './platform/db/timeouts.js';
+import type { PoolPolicy } from './platform/db/pooling.js';
 
 /**
  * The only place that reads `process.env`. Every setting is declared once here with its default;
@@ -72,6 +73,10 @@ function asHostname(entry: string): string | undefined {
   return url.hostname === entry.toLowerCase() && url.port === '' ? url.hostname : undefined;
 }
 
+function isPostgresUrl(entry: string): boolean {
+  return URL.canParse(entry) && ['postgres:', 'postgresql:'].includes(new URL(entry).protocol);
+}
+
 /** A comma-separated list whose every entry `read` accepts, normalised by it. */
 const listOf = (read: (entry: string) => string | undefined, expected: string) =>
   z.string().transform((value, context): string[] => {
@@ -103,6 +108,11 @@ const envSchema = z.object({
   HOST: z.string().min(1, 'must not be empty').default('0.0.0.0'),
   TRUST_PROXY: trustProxy.default(false),
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+  DATABASE_POOL_MODE: z.enum(['session', 'transaction'], { message: 'must be session or transaction' }).default('session'),
+  DATABASE_DIRECT_URL: url(['postgres:', 'postgresql:']).optional(),
+  DATABASE_PREPARED_STATEMENTS: booleanFlag.optional(),
+  DATABASE_REPLICA_URLS: listOf((entry) => (isPostgresUrl(entry) ? entry : undefined), 'postgres:// URLs').default([]),
+  DATABASE_REPLICA_MAX_LAG_MS: positiveInt(3_600_000).default(2_000),
   DB_CONNECT_TIMEOUT_MS: positiveInt(120_000).default(5_000),
   DB_STATEMENT_TIMEOUT_MS: positiveInt(600_000).default(10_000),
   DB_LOCK_TIMEOUT_MS: positiveInt(600_000).default(5_000),
@@ -188,8 +198,17 @@ export interface Config {
   readonly host: string;
   /** Which proxies in front of the server to believe about the client's address (see TRUST_PROXY). */
   readonly trustProxy: false | number | readonly string[];
-  /** External PostgreSQL; undefined means an embedded server under `dataDir`. */
+  /** External PostgreSQL; undefined means an embedded server under `dataDir`. Behind a pooler: the pooler. */
   readonly databaseUrl: string | undefined;
+  /**
+   * PostgreSQL itself, for what needs a session of its own: the LISTEN connection, the job queue,
+   * migrations. DATABASE_DIRECT_URL, or DATABASE_URL when that is PostgreSQL itself.
+   */
+  readonly databaseDirectUrl: string | undefined;
+  /** How DATABASE_URL's and the replicas' pooled connections reach PostgreSQL (db/pooling.ts). */
+  readonly databasePooling: PoolPolicy;
+  /** Hot standbys that serve reads once they have replayed the caller's last write (db/replicas.ts). */
+  readonly databaseReplicas: { readonly urls: readonly string[]; readonly maxLagMs: number };
   /** Bounds on every database connection of the process (db/timeouts.ts). */
   readonly databaseTimeouts: DatabaseTimeouts;
   /** A client that has not sent its whole request (headers and body) by then is cut off (http/slow-clients.ts). */
@@ -280,11 +299,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(String(issue.path[0] ?? 'environment'), issue.message);
   }
   const e = parsed.data;
+  if (e.DATABASE_POOL_MODE === 'transaction' && !e.DATABASE_URL) {
+    throw new ConfigError('DATABASE_POOL_MODE', 'transaction needs DATABASE_URL (the pooler); the embedded database has none');
+  }
+  if (e.DATABASE_POOL_MODE === 'transaction' && !e.DATABASE_DIRECT_URL) {
+    throw new ConfigError('DATABASE_DIRECT_URL', 'must be set when DATABASE_POOL_MODE is transaction: LISTEN, the job queue and migrations need PostgreSQL itself');
+  }
+  if (e.DATABASE_DIRECT_URL && !e.DATABASE_URL) throw new ConfigError('DATABASE_DIRECT_URL', 'needs DATABASE_URL as well (the embedded database is reached directly)');
+  if (e.DATABASE_REPLICA_URLS.length > 0 && !e.DATABASE_URL) throw new ConfigError('DATABASE_REPLICA_URLS', 'needs DATABASE_URL (the primary); the embedded database has no replicas');
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
     trustProxy: Array.isArray(e.TRUST_PROXY) ? Object.freeze([...e.TRUST_PROXY]) : e.TRUST_PROXY,
     databaseUrl: e.DATABASE_URL,
+    databaseDirectUrl: e.DATABASE_DIRECT_URL ?? e.DATABASE_URL,
+    databasePooling: Object.freeze({
+      mode: e.DATABASE_POOL_MODE,
+      // A transaction pooler keeps named statements only when it says so (PgBouncer ≥ 1.21, max_prepared_statements).
+      namedStatements: e.DATABASE_PREPARED_STATEMENTS ?? e.DATABASE_POOL_MODE === 'session',
+    }),
+    databaseReplicas: Object.freeze({ urls: Object.freeze([...e.DATABASE_REPLICA_URLS]), maxLagMs: e.DATABASE_REPLICA_MAX_LAG_MS }),
     databaseTimeouts: Object.freeze({
       connectMs: e.DB_CONNECT_TIMEOUT_MS,
       statementMs: e.DB_STATEMENT_TIMEOUT_MS,

@@ -31,12 +31,13 @@ async function main(): Promise<void> {
   const tracing = await startTracingIfConfigured(config.otlpEndpoint, { serviceName: APP_MANIFEST.name, serviceVersion: APP_MANIFEST.version });
   const flushTraces = async () =>
     tracing?.shutdown(TRACE_FLUSH_MS).catch((error: unknown) => logger.error({ err: error }, 'exporting the last traces failed'));
-  const [{ buildApp }, { migrations }, { entities, sqlDefinitions }, { openDatabase }, { createOrm, migrate }] = await Promise.all([
+  const [{ buildApp }, { migrations }, { entities, sqlDefinitions }, { openDatabase }, { createOrm, migrate }, { namedReplicas }] = await Promise.all([
     import('./app.js'),
     import('../migrations/index.js'),
     import('./modules/index.js'),
     import('./platform/db/database.js'),
     import('./platform/db/orm.js'),
+    import('./platform/db/replicas.js'),
   ]);
 
   let database: Database | undefined;
@@ -45,13 +46,21 @@ async function main(): Promise<void> {
     database?.stop().catch((error: unknown) => logger.error({ err: error }, 'stopping the database failed'));
 
   try {
-    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+    database = await openDatabase({ databaseUrl: config.databaseUrl, directUrl: config.databaseDirectUrl, dataDir: config.dataDir, logger });
     // Migrations get a connection without the request timeouts: building an index may rightly take minutes.
-    const migrator = await createOrm({ clientUrl: database.url, entities, migrations, logger, poolMax: 1 });
-    const applied = await migrate(migrator, database.url, sqlDefinitions).finally(() => migrator.close());
+    const migrator = await createOrm({ clientUrl: database.directUrl, entities, migrations, logger, poolMax: 1 });
+    const applied = await migrate(migrator, database.directUrl, sqlDefinitions).finally(() => migrator.close());
     if (applied.length) logger.info({ migrations: applied }, 'applied migrations');
-    const orm = await createOrm({ clientUrl: database.url, entities, migrations, logger, timeouts: config.databaseTimeouts });
-    const app = await buildApp({ config, orm, logger, databaseUrl: database.url });
+    const orm = await createOrm({
+      clientUrl: database.url,
+      entities,
+      migrations,
+      logger,
+      timeouts: config.databaseTimeouts,
+      pooling: config.databasePooling,
+      replicas: namedReplicas(config.databaseReplicas.urls),
+    });
+    const app = await buildApp({ config, orm, logger, databaseUrl: database.url, directDatabaseUrl: database.directUrl });
     await app.listen({ port: config.port, host: config.host });
     logger.info({ startupMs: Math.round(performance.now() - startedAt), embeddedDatabase: database.embedded }, 'gateway ready');
 

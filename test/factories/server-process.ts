@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { SMTP_NOT_SET_WARNING } from '../../src/platform/mail/mailer.js';
+import { databaseEnv } from '../support/database-env.js';
 
 export { SMTP_NOT_SET_WARNING };
 
@@ -20,8 +21,10 @@ export interface ServerProcessOptions {
 export function startServer(env: Record<string, string>, options: ServerProcessOptions = {}): RunningServer {
   const { DATABASE_URL: _fromTestSetup, ...inherited } = process.env;
   const preloads = (options.imports ?? []).flatMap((module) => ['--import', module]);
+  // A test database named by DATABASE_URL is reached as every gateway of the run reaches it (harness.ts).
+  const database = env.DATABASE_URL && isTestDatabase(env.DATABASE_URL) ? databaseEnv(env.DATABASE_URL) : {};
   const child = spawn(process.execPath, [...preloads, ...ENTRY], {
-    env: { ...inherited, NODE_OPTIONS: '', LOG_LEVEL: 'info', ...env },
+    env: { ...inherited, NODE_OPTIONS: '', LOG_LEVEL: 'info', ...env, ...database },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -29,6 +32,12 @@ export function startServer(env: Record<string, string>, options: ServerProcessO
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, output: () => output, exited };
+}
+
+/** Whether `url` names a database on the test run's PostgreSQL (not a proxy a test put in front of it). */
+function isTestDatabase(url: string): boolean {
+  const admin = process.env.TEST_POSTGRES_ADMIN_URL;
+  return admin !== undefined && new URL(admin).host === new URL(url).host;
 }
 
 export async function waitFor(server: RunningServer, text: string, timeoutMs = 60_000): Promise<void> {

@@ -54,6 +54,34 @@ describe('loadConfig', () => {
     expect(config.mcpAllowedHosts).toEqual(['gateway', '10.0.0.5', '[::1]']);
   });
 
+  it('reaches PostgreSQL directly, with named statements and no replicas, by default', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/app' })).toMatchObject({
+      databaseUrl: 'postgres://db/app',
+      databaseDirectUrl: 'postgres://db/app',
+      databasePooling: { mode: 'session', namedStatements: true },
+      databaseReplicas: { urls: [], maxLagMs: 2000 },
+    });
+  });
+
+  it('puts the pooled connections behind a transaction pooler and what needs a session on DATABASE_DIRECT_URL', () => {
+    const env = { DATABASE_URL: 'postgres://pgbouncer:6432/app', DATABASE_POOL_MODE: 'transaction', DATABASE_DIRECT_URL: 'postgres://db:5432/app' };
+    expect(loadConfig(env)).toMatchObject({
+      databaseUrl: 'postgres://pgbouncer:6432/app',
+      databaseDirectUrl: 'postgres://db:5432/app',
+      databasePooling: { mode: 'transaction', namedStatements: false },
+    });
+    // PgBouncer 1.21 and later keep named statements with max_prepared_statements.
+    expect(loadConfig({ ...env, DATABASE_PREPARED_STATEMENTS: 'true' }).databasePooling).toEqual({ mode: 'transaction', namedStatements: true });
+    expect(() => loadConfig({ DATABASE_URL: env.DATABASE_URL, DATABASE_POOL_MODE: 'transaction' })).toThrow(
+      /DATABASE_DIRECT_URL must be set when DATABASE_POOL_MODE is transaction/,
+    );
+  });
+
+  it('reads DATABASE_REPLICA_URLS as a list', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://db/app', DATABASE_REPLICA_URLS: 'postgres://replica-1/app, postgresql://replica-2/app', DATABASE_REPLICA_MAX_LAG_MS: '500' });
+    expect(config.databaseReplicas).toEqual({ urls: ['postgres://replica-1/app', 'postgresql://replica-2/app'], maxLagMs: 500 });
+  });
+
   it('derives PUBLIC_URL from PORT and treats an empty PRICE_PROVIDERS as "none"', () => {
     const config = loadConfig({ PORT: '8080', PRICE_PROVIDERS: '' });
     expect(config.publicUrl).toBe('http://localhost:8080');
@@ -104,6 +132,13 @@ describe('loadConfig', () => {
     ['MCP_ALLOWED_HOSTS', 'gateway:3000', /MCP_ALLOWED_HOSTS must list host names.*\(not gateway:3000\)/],
     ['MCP_ALLOWED_HOSTS', '::1', /MCP_ALLOWED_HOSTS must list host names/],
     ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318', /OTEL_EXPORTER_OTLP_ENDPOINT must use http: or https:/],
+    ['DATABASE_POOL_MODE', 'statement', /DATABASE_POOL_MODE must be session or transaction/],
+    ['DATABASE_POOL_MODE', 'transaction', /DATABASE_POOL_MODE transaction needs DATABASE_URL/],
+    ['DATABASE_DIRECT_URL', 'postgres://db/app', /DATABASE_DIRECT_URL needs DATABASE_URL as well/],
+    ['DATABASE_PREPARED_STATEMENTS', 'sometimes', /DATABASE_PREPARED_STATEMENTS must be true or false/],
+    ['DATABASE_REPLICA_URLS', 'postgres://replica-1/app,replica-2', /DATABASE_REPLICA_URLS must list postgres:\/\/ URLs \(not replica-2\)/],
+    ['DATABASE_REPLICA_URLS', 'postgres://replica-1/app', /DATABASE_REPLICA_URLS needs DATABASE_URL/],
+    ['DATABASE_REPLICA_MAX_LAG_MS', '0', /DATABASE_REPLICA_MAX_LAG_MS must be at least 1/],
   ])('names %s when it is %p', (variable, value, message) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(message);

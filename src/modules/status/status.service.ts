@@ -6,6 +6,14 @@ import type { TokenAnalyticsService } from '../token-analytics/index.js';
 import type { PairPriceService } from './pair-prices.service.js';
 import type { WebhookHealth } from '../webhooks/index.js';
 import type { MailHealth } from '../../platform/mail/mailer.js';
+import type { PoolMode } from '../../platform/db/pooling.js';
+import type { ReplicaHealth } from '../../platform/db/replicas.js';
+
+/** How the gateway reaches PostgreSQL, for the report: the pooling mode and the read replicas' health. */
+export interface DatabaseTopology {
+  readonly poolMode: PoolMode;
+  replicas(): readonly ReplicaHealth[];
+}
 
 export type ComponentStatus = 'operational' | 'degraded' | 'down';
 
@@ -39,6 +47,7 @@ export class StatusService {
     private readonly mail: { health(): MailHealth },
     private readonly webhooks: { health(): WebhookHealth },
     private readonly version: string,
+    private readonly topology: DatabaseTopology,
   ) {
     this.startedAt = clock.now();
   }
@@ -75,7 +84,21 @@ export class StatusService {
       uptime_seconds: Math.floor((now.getTime() - this.startedAt.getTime()) / 1000),
       timestamp: now.toISOString(),
       services: {
-        database: { status: database.status, latency_ms: database.latencyMs },
+        database: {
+          status: database.status,
+          latency_ms: database.latencyMs,
+          // Beyond the seed: how connections are pooled, and each read replica (its name, never its
+          // address), outside the overall status: a replica that is left out costs the primary reads, not answers.
+          pool_mode: this.topology.poolMode,
+          replicas: this.topology.replicas().map((replica) => ({
+            name: replica.name,
+            status: replica.status,
+            lag_ms: replica.lagMs,
+            behind_bytes: replica.behindBytes,
+            replayed: replica.replayed,
+            reason: replica.reason,
+          })),
+        },
         price_feed: {
           status: priceFeedStatus,
           sources: ['aggregator', 'screener', 'fallback'],

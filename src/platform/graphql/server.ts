@@ -17,6 +17,7 @@ import { INPUT_RULES, storableVariablesPlugin, unstorableVariablesError } from '
 import type { Metrics } from '../metrics/metrics.js';
 import { OperationMetrics } from './operation-metrics.js';
 import { requestErrorStatusPlugin } from './request-error-status.js';
+import { consistencyTokenPlugin } from './consistency-tokens.js';
 import { ConnectionCounter, GRAPHQL_LIMITS } from './limits.js';
 import { ConnectionOutbox } from './connection-outbox.js';
 import { CompiledOperations } from './compiled-operations.js';
@@ -209,6 +210,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
       costs.plugin<Context>(),
       requestErrorStatusPlugin<Context>(),
       new OperationMetrics(options.metrics).plugin<Context>(),
+      consistencyTokenPlugin<Context>(),
     ],
   });
   await apollo.start();

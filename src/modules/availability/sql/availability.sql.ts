@@ -93,4 +93,5 @@ export const AVAILABILITY = namedStatement<
              limit $7::int
           ) end as starts
      from refusal`,
+  { servedByReplica: true },
 );

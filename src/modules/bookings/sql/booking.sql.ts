@@ -83,6 +83,7 @@ export const SLOTS_IN_WINDOW = namedStatement<[agentId: string, from: Date, to: 
     where agent_id = $1 and tstzrange(starts_at, ends_at, '[)') && tstzrange($2::timestamptz, $3::timestamptz, '[)')
     order by starts_at
     limit $4`,
+  { servedByReplica: true },
 );
 
 /**
@@ -100,6 +101,7 @@ export const BOOKED_SLOTS = namedStatement<
     where s.agent_id = $1 and tstzrange(s.starts_at, s.ends_at, '[)') && tstzrange($2::timestamptz, $3::timestamptz, '[)')
     order by s.starts_at, s.booking_id
     limit $4`,
+  { servedByReplica: true },
 );
 
 /**
@@ -120,6 +122,7 @@ export const BOOKINGS_OVERLAPPING = namedStatement<
     where $4::timestamptz is null or (starts_at, id) > ($4::timestamptz, $5::uuid)
     order by starts_at, id
     limit $6`,
+  { servedByReplica: true },
 );
 
 /**
@@ -138,6 +141,7 @@ export const BOOKINGS_FROM_START = namedStatement<
       and (starts_at, id) > (coalesce($3::timestamptz, '-infinity'), coalesce($4::uuid, '00000000-0000-0000-0000-000000000000'))
     order by starts_at, id
     limit $5`,
+  { servedByReplica: true },
 );
 
 /** A planned booking's occurrences, as `previewBooking` checks them against the calendar. */
