@@ -1,5 +1,7 @@
 import type { Logger } from '../logger.js';
-import { startEmbeddedPostgres } from './embedded-postgres.js';
+import { prepareDataDir, startEmbeddedPostgres } from './embedded-postgres.js';
+
+export { prepareDataDir };
 
 export interface Database {
   readonly url: string;
