@@ -43,8 +43,9 @@ import { registerPoolMetrics } from './platform/db/pool-metrics.js';
 import { registerHealthRoutes } from './platform/http/health.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 import { registerSecurityHeaders } from './platform/http/security-headers.js';
+import { slowClientLimits } from './platform/http/slow-clients.js';
 import { registerWebPages } from './platform/http/web-pages.js';
-import { compileValidator, installJsonBodyParser } from './platform/http/validation.js';
+import { compileValidator, installJsonBodyParser, installQueryTextGuard } from './platform/http/validation.js';
 import { startJobRunner, type TaskHandler } from './platform/jobs/queue.js';
 import type { Logger } from './platform/logger.js';
 import { APP_MANIFEST } from './platform/manifest.js';
@@ -87,8 +88,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
     },
     bodyLimit: 1024 * 1024,
-    // A client slower than this to send its request (headers and body) is cut off.
-    requestTimeout: 30_000,
+    // A client slower than this to send its request (headers and body) is cut off (slow-clients.ts).
+    requestTimeout: config.requestTimeoutMs,
+    http: slowClientLimits(config.requestTimeoutMs),
     // Without TRUST_PROXY, Fastify's own default: the socket's peer, no header parsed per request.
     trustProxy: config.trustProxy === false ? false : trust,
     routerOptions: { ignoreTrailingSlash: true },
@@ -96,6 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerSecurityHeaders(app);
   app.setValidatorCompiler(compileValidator);
   installJsonBodyParser(app);
+  installQueryTextGuard(app);
   installErrorHandlers(app);
   frameworkErrors.install(app);
   // Who is calling is resolved once per request; the modules add their kinds of token below.
@@ -176,6 +179,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const jwtSecret = await resolveJwtSecret(config.jwtSecret, (sql, params) => orm.em.fork().execute(sql, params));
   const directory = createDirectoryModule({
     em: orm.em,
+    statements,
     clock,
     jwt: new JwtIssuer(jwtSecret, SESSION_TTL_SECONDS, clock),
     mailer,

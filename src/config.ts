@@ -105,6 +105,7 @@ const envSchema = z.object({
   DB_STATEMENT_TIMEOUT_MS: positiveInt(600_000).default(10_000),
   DB_LOCK_TIMEOUT_MS: positiveInt(600_000).default(5_000),
   DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: positiveInt(3_600_000).default(30_000),
+  REQUEST_TIMEOUT_MS: positiveInt(600_000).default(30_000),
   DATA_DIR: z.string().min(1, 'must not be empty').default('./.data'),
   PUBLIC_URL: url(['http:', 'https:'], 'https://gateway.example.com').optional(),
   SMTP_URL: url(['smtp:', 'smtps:'], 'smtp://user:password@mail.example.com:587').optional(),
@@ -170,6 +171,8 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   /** Bounds on every database connection of the process (db/timeouts.ts). */
   readonly databaseTimeouts: DatabaseTimeouts;
+  /** A client that has not sent its whole request (headers and body) by then is cut off (http/slow-clients.ts). */
+  readonly requestTimeoutMs: number;
   readonly dataDir: string;
   readonly publicUrl: string;
   readonly smtpUrl: string | undefined;
@@ -253,6 +256,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       lockMs: e.DB_LOCK_TIMEOUT_MS,
       idleInTransactionMs: e.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
     }),
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     dataDir: e.DATA_DIR,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
     smtpUrl: e.SMTP_URL,

@@ -1,4 +1,5 @@
 import { isDatabaseUnavailable, isUnstorableText, violatedConstraint } from './db/pg-errors.js';
+import { boundFieldErrors, boundMessage } from './echo.js';
 
 /**
  * Domain errors. Services throw `AppError` with a code from this closed list; each transport
@@ -42,17 +43,21 @@ export interface RetryAdvice {
 
 export class AppError extends Error {
   readonly status: number;
+  /** Only for `validation`: which fields were wrong. */
+  readonly fields?: FieldErrors;
 
   constructor(
     readonly code: ErrorCode,
     message: string,
-    /** Only for `validation`: which fields were wrong. */
-    readonly fields?: FieldErrors,
+    fields?: FieldErrors,
+    /** Only for `rate_limited`: when to try again, and the budget that was spent. */
     readonly retry?: RetryAdvice,
   ) {
-    super(message);
+    // Whatever a message quotes, every transport answers a bounded one (echo.ts); quote with `echo()`.
+    super(boundMessage(message));
     this.name = 'AppError';
     this.status = ERROR_STATUS[code];
+    if (fields) this.fields = boundFieldErrors(fields);
   }
 
   static validation(fields: FieldErrors): AppError {

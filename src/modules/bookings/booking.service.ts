@@ -31,6 +31,7 @@ import {
   bookingViewOfRow,
   type BookingRow,
 } from './sql/booking.sql.js';
+import { echo } from '../../platform/echo.js';
 
 export const BOOKING_LIMITS = {
   agentIdMaxLength: SCHEDULING_LIMITS.agentIdMaxLength,
@@ -478,7 +479,7 @@ function tooManySlots(): AppError {
 }
 
 function bookingNotFound(bookingId: string): AppError {
-  return new AppError('not_found', `no booking ${bookingId}`);
+  return new AppError('not_found', `no booking ${echo(bookingId)}`);
 }
 
 

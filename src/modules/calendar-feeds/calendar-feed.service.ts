@@ -11,6 +11,7 @@ import { contentLines, escapeText, localDateTime, utcDateTime, vtimezoneLines } 
 import { isUuid } from '../../platform/uuid.js';
 import { parseRule, RecurrenceError } from '../bookings/index.js';
 import { CALENDAR_FEED, type CalendarFeedRow } from './sql/calendar-feed.sql.js';
+import { echo } from '../../platform/echo.js';
 
 export { MAX_CALENDAR_FEEDS_PER_AGENT } from './sql/calendar-feeds-per-agent-limit.trigger.js';
 
@@ -100,7 +101,7 @@ export class CalendarFeedService {
   async revoke(caller: Actor, feedId: string): Promise<void> {
     const actor = agentOf(caller);
     const feed = isUuid(feedId) ? await this.em.findOne(CalendarFeed, feedId) : null;
-    if (!feed) throw new AppError('not_found', `no calendar feed ${feedId}`);
+    if (!feed) throw new AppError('not_found', `no calendar feed ${echo(feedId)}`);
     requireOwner(actor, feed.agent.id, 'calendar feed');
     await this.em.remove(feed).flush();
   }

@@ -9,6 +9,10 @@ export const GRAPHQL_LIMITS = {
   maxDepth: 10,
   /** Aliases in one document: each alias runs its field again. */
   maxAliases: 15,
+  /** Characters of one name (field, alias, argument, variable, fragment, operation): the answer repeats aliases and unknown names. */
+  maxNameLength: 128,
+  /** Errors in one answer (validation stops at this many; the rest of a longer list is summed up in one more). */
+  maxErrorsPerAnswer: 20,
   /** graphql-armor's cost: every field and every level of nesting costs. */
   maxCost: 5_000,
   /** One WebSocket message; above it the socket is closed with 1009 (message too big). */

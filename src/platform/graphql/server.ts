@@ -12,7 +12,8 @@ import { parseCredential, type PresentedCredential } from '../auth/credentials.j
 import { AppError } from '../errors.js';
 import { addressKey } from '../http/client-address.js';
 import type { Logger } from '../logger.js';
-import { formatGraphQLError } from './errors.js';
+import { capErrors, capErrorsPlugin, formatGraphQLError } from './errors.js';
+import { INPUT_RULES, storableVariablesPlugin, unstorableVariablesError } from './input-rules.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { OperationMetrics } from './operation-metrics.js';
 import { requestErrorStatusPlugin } from './request-error-status.js';
@@ -103,7 +104,10 @@ export async function registerGraphQL<Context extends PlatformContext>(
     costLimit: { maxCost: GRAPHQL_LIMITS.maxCost },
     blockFieldSuggestion: { enabled: false },
   }).protect();
-  const rules = [...specifiedRules, ...armor.validationRules];
+  const validationRules = [...armor.validationRules, ...INPUT_RULES];
+  const rules = [...specifiedRules, ...validationRules];
+  // Validation stops at the cap, with graphql-js's own note as the last error.
+  const validationOptions = { maxErrors: GRAPHQL_LIMITS.maxErrorsPerAnswer - 1 };
   const apollo = new ApolloServer<Context>({
     schema: options.schema,
     includeStacktraceInErrorResponses: false,
@@ -119,13 +123,16 @@ export async function registerGraphQL<Context extends PlatformContext>(
     // client can do on its own. README: "GraphQL over HTTP".
     csrfPrevention: false,
     parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
-    validationRules: armor.validationRules,
+    validationRules,
+    validationOptions,
     formatError: (formatted, error) => formatGraphQLError(formatted, error, log),
     // No cache hints are set anywhere: the cache-control plugin would only walk every field for nothing.
     plugins: [
       fastifyApolloDrainPlugin(app),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
+      storableVariablesPlugin<Context>(),
+      capErrorsPlugin<Context>(),
       requestErrorStatusPlugin<Context>(),
       new OperationMetrics(options.metrics).plugin<Context>(),
     ],
@@ -168,7 +175,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
   /** A `next` payload as clients get it: errors formatted (and logged) as over HTTP. */
   const nextPayload = (result: { data?: unknown; errors?: readonly GraphQLError[] | undefined }): object =>
     result.errors
-      ? { ...(result.data !== undefined ? { data: result.data } : {}), errors: result.errors.map((error) => formatGraphQLError(error.toJSON(), error, log)) }
+      ? { ...(result.data !== undefined ? { data: result.data } : {}), errors: capErrors(result.errors.map((error) => formatGraphQLError(error.toJSON(), error, log))) }
       : result;
   const outboxes = new WeakMap<WebSocket, ConnectionOutbox>();
   /** Per operation context: where its pushed subscription events go. */
@@ -210,8 +217,10 @@ export async function registerGraphQL<Context extends PlatformContext>(
           if (error instanceof GraphQLError) return [error];
           throw error;
         }
-        const errors = validate(options.schema, document, rules);
+        const errors = validate(options.schema, document, rules, validationOptions);
         if (errors.length > 0) return errors;
+        const refusal = unstorableVariablesError(payload.variables);
+        if (refusal) return [refusal];
         return {
           schema: options.schema,
           document,
@@ -245,8 +254,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
       subscribe: (args: ExecutionArgs) =>
         options.runInScope(() => subscribeSharingExecution(args, { viewerKey, payloadOf: nextPayload, pushTarget: pushTargets.get(args.contextValue as object) })),
       onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? nextPayload(result) : undefined),
-      onError: (_ctx, _id, _payload, errors) =>
-        errors.map((error) => formatGraphQLError(error.toJSON(), error, log)),
+      onError: (_ctx, _id, _payload, errors) => capErrors(errors.map((error) => formatGraphQLError(error.toJSON(), error, log))),
     },
     sockets,
   );

@@ -28,7 +28,7 @@ describe('platform HTTP surface', () => {
     const body = createAgent.requestBody.content['application/json'].schema;
     expect(body.additionalProperties).toBe(false);
     expect(body.properties.name).toMatchObject({ minLength: 1, maxLength: 120 });
-    expect(Object.keys(createAgent.responses).sort()).toEqual(['201', '400', '401', '409', '500']);
+    expect(Object.keys(createAgent.responses).sort()).toEqual(['201', '400', '401', '409', '429', '500']);
     expect(document.paths['/graphql']).toBeUndefined();
     expect(Object.keys(document.paths)).toEqual(
       expect.arrayContaining([

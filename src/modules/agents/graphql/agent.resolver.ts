@@ -95,7 +95,8 @@ export class AgentResolver {
     @Arg('after', () => ID, { nullable: true }) after?: string | null,
   ): Promise<AgentNode[]> {
     checkLimit('first', first, AGENT_LIMITS.childrenMax);
-    if (after && !isUuid(after)) throw AppError.validation({ after: 'is not the id of an agent' });
+    // An empty `after` is no id either (it reached SQL as one: a 500).
+    if (after != null && !isUuid(after)) throw AppError.validation({ after: 'is not the id of an agent' });
     const page = await ctx.agents.childrenPage.load({ parentId: agent.id, first, after: after ?? null });
     ctx.agents.countChildren(page.length);
     return page.map((child) => AgentNode.from(child));

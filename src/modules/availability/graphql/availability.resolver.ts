@@ -37,7 +37,7 @@ export class AvailabilityResolver {
       to,
       granularityMinutes: granularity,
       first: checkLimit('first', first, L.firstMax),
-      after: after ? decodeSlotCursor(after) : undefined,
+      after: after != null ? decodeSlotCursor(after) : undefined,
     });
     const edges = page.items.map((slot) => new FreeSlotEdge(FreeSlotNode.from(slot), encodeSlotCursor));
     return { edges, pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };

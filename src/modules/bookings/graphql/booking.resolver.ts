@@ -32,7 +32,7 @@ export class BookingResolver {
       actor,
       { from: from ?? undefined, to: to ?? undefined },
       checkLimit('first', first, BOOKING_LIMITS.listMax),
-      after ? decodeBookingCursor(after) : undefined,
+      after != null ? decodeBookingCursor(after) : undefined,
     );
     // Every booking of the page is the caller's: one agent for all rows, and the loader knows the caller.
     const owner = page.items[0] && AgentNode.from(await ctx.agents.loadAgent(page.items[0].agentId));

@@ -29,8 +29,8 @@ export class DirectoryResolver {
     @Ctx() ctx: DirectoryContext,
     @Arg('category', () => String, { nullable: true }) category?: string | null,
     @Arg('sort', () => ToolSortOrder, { defaultValue: ToolSortOrder.votes }) sort = ToolSortOrder.votes,
-    @Arg('page', () => Int, { defaultValue: 1 }) page = 1,
-    @Arg('limit', () => Int, { defaultValue: TOOL_LIMITS.pageSizeDefault }) limit = TOOL_LIMITS.pageSizeDefault as number,
+    @Arg('page', () => Int, { defaultValue: 1, description: `1 to ${TOOL_LIMITS.pageMax}.` }) page = 1,
+    @Arg('limit', () => Int, { defaultValue: TOOL_LIMITS.pageSizeDefault, description: `Tools per page, 1 to ${TOOL_LIMITS.pageSizeMax}.` }) limit = TOOL_LIMITS.pageSizeDefault as number,
   ): Promise<ToolPageNode> {
     await this.budget.spend(await ctx.actor(), ctx.ip);
     const result = await this.toolService.list({ category: category ?? undefined, sort, page, limit });
@@ -94,7 +94,7 @@ export class DirectoryResolver {
 
   @Mutation(() => Session, { description: 'Redeems a sign-in link for a 7-day JWT.' })
   async redeemMagicLink(@Arg('token') token: string, @Ctx() ctx: DirectoryContext): Promise<Session> {
-    return this.accounts.redeem(ctx.ip, token);
+    return (await this.accounts.redeem(ctx.ip, token)).signedIn;
   }
 
   @FieldResolver(() => CategoryNode)
