@@ -88,7 +88,7 @@ const STEPS: Record<string, Step> = {
     command: ['vite', 'build', '--config', 'src/web/vite.config.ts', '--logLevel', 'error'],
     inputs: () => [...filesUnder(ROOT, 'src/web'), ...webInputsOutsideWeb(), ...LOCKFILE],
     discoveredInputs: webInputsOutsideWeb,
-    outputs: ['dist/web/browse.html', 'dist/web/.inputs.json'],
+    outputs: ['dist/web/index.html', 'dist/web/.inputs.json'],
   },
 };
 

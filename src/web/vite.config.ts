@@ -23,9 +23,9 @@ function recordInputs(): Plugin {
   };
 }
 
-// The pages the server serves: /browse (the tool directory), /console (an agent's console), /prices, and the
+// The pages the server serves: / (the front page), /browse (the tool directory), /console (an agent's console), /prices, and the
 // GraphQL explorer at /graphql.
-// Everything is bundled locally: the pages load nothing from any other host.
+// Everything is bundled locally: the pages load nothing from any other host. public/ (the icons) is copied as it is.
 export default defineConfig({
   root: import.meta.dirname,
   base: '/',
@@ -37,6 +37,7 @@ export default defineConfig({
     chunkSizeWarningLimit: 4096,
     rollupOptions: {
       input: {
+        index: resolve(import.meta.dirname, 'index.html'),
         browse: resolve(import.meta.dirname, 'browse.html'),
         console: resolve(import.meta.dirname, 'console.html'),
         explorer: resolve(import.meta.dirname, 'explorer.html'),
