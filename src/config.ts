@@ -2,27 +2,34 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import type { DatabaseTimeouts } from './platform/db/timeouts.js';
 import type { PoolPolicy } from './platform/db/pooling.js';
+import { SettingError } from './platform/setting-error.js';
 
 /**
  * The only place that reads `process.env`. Every setting is declared once here with its default;
  * `loadConfig` parses the environment into a typed, frozen object and names the first bad variable.
  */
+// Each message says what the variable accepts, never the value it was given (it may be a secret).
 const booleanFlag = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], { message: 'must be true or false' })
+  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], { message: 'must be true or false (or 1/0, yes/no, on/off)' })
   .transform((value) => ['true', '1', 'yes', 'on'].includes(value));
 
-const positiveInt = (max = Number.MAX_SAFE_INTEGER) =>
+/** A whole number from `min` to `max`; any other text gets the same message, which says so. */
+const wholeNumber = (min: number, max: number, accepted = max === Number.MAX_SAFE_INTEGER ? `a whole number, ${min} or more` : `a whole number from ${min} to ${max}`) =>
   z
     .string()
-    .regex(/^\d+$/, 'must be a whole number')
+    .regex(/^\d+$/, `must be ${accepted}`)
     .transform(Number)
-    .pipe(z.number().int().min(1, 'must be at least 1').max(max, `must be at most ${max}`));
+    .pipe(z.number().int().min(min, `must be ${accepted}`).max(max, `must be ${accepted}`));
 
-const url = (protocols: readonly string[]) =>
-  z
-    .string()
-    .url('must be a URL')
-    .refine((value) => protocols.includes(new URL(value).protocol), `must use ${protocols.join(' or ')}`);
+const positiveInt = (max = Number.MAX_SAFE_INTEGER) => wholeNumber(1, max);
+
+const url = (protocols: readonly string[], example: string) => {
+  const accepted = `must be a URL starting with ${protocols.map((protocol) => `${protocol}//`).join(' or ')} (${example})`;
+  return z.string().refine((value) => URL.canParse(value) && protocols.includes(new URL(value).protocol), accepted);
+};
+
+const oneOf = <const Values extends readonly [string, ...string[]]>(values: Values) =>
+  z.enum(values, { message: `must be one of ${values.join(', ')}` });
 
 /**
  * TRUST_PROXY: unset or `false` trusts no proxy (the socket's peer is the client); a whole number trusts
@@ -99,17 +106,12 @@ export const TRUSTED_DOCUMENT_CALLERS = ['anonymous', 'agents', 'users'] as cons
 export type TrustedDocumentCaller = (typeof TRUSTED_DOCUMENT_CALLERS)[number];
 
 const envSchema = z.object({
-  PORT: z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(0).max(65535, 'must be at most 65535'))
-    .default(3000),
+  PORT: wholeNumber(0, 65535, 'a whole number from 0 to 65535 (0: any free port)').default(3000),
   HOST: z.string().min(1, 'must not be empty').default('0.0.0.0'),
   TRUST_PROXY: trustProxy.default(false),
-  DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
-  DATABASE_POOL_MODE: z.enum(['session', 'transaction'], { message: 'must be session or transaction' }).default('session'),
-  DATABASE_DIRECT_URL: url(['postgres:', 'postgresql:']).optional(),
+  DATABASE_URL: url(['postgres:', 'postgresql:'], 'postgres://user:password@host:5432/database').optional(),
+  DATABASE_POOL_MODE: oneOf(['session', 'transaction']).default('session'),
+  DATABASE_DIRECT_URL: url(['postgres:', 'postgresql:'], 'postgres://user:password@host:5432/database').optional(),
   DATABASE_PREPARED_STATEMENTS: booleanFlag.optional(),
   DATABASE_REPLICA_URLS: listOf((entry) => (isPostgresUrl(entry) ? entry : undefined), 'postgres:// URLs').default([]),
   DATABASE_REPLICA_MAX_LAG_MS: positiveInt(3_600_000).default(2_000),
@@ -119,14 +121,14 @@ const envSchema = z.object({
   DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: positiveInt(3_600_000).default(30_000),
   REQUEST_TIMEOUT_MS: positiveInt(600_000).default(30_000),
   DATA_DIR: z.string().min(1, 'must not be empty').default('./.data'),
-  PUBLIC_URL: url(['http:', 'https:']).optional(),
-  SMTP_URL: url(['smtp:', 'smtps:']).optional(),
-  MAIL_FROM: z.string().min(3).default('no-reply@localhost'),
+  PUBLIC_URL: url(['http:', 'https:'], 'https://gateway.example.com').optional(),
+  SMTP_URL: url(['smtp:', 'smtps:'], 'smtp://user:password@mail.example.com:587').optional(),
+  MAIL_FROM: z.string().min(3, 'must be a sender address such as no-reply@example.com').default('no-reply@localhost'),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-  SCREENER_URL: url(['http:', 'https:']).default('https://api.dexscreener.com'),
-  AGGREGATOR_URL: url(['http:', 'https:']).default('https://hermes.pyth.network'),
+  SCREENER_URL: url(['http:', 'https:'], 'https://api.dexscreener.com').default('https://api.dexscreener.com'),
+  AGGREGATOR_URL: url(['http:', 'https:'], 'https://hermes.pyth.network').default('https://hermes.pyth.network'),
   BOOKING_CAP: positiveInt().default(500),
   // The database holds the last two (triggers compare an int4 count), hence the bound.
   AGENT_CREATE_PER_MIN: positiveInt(1_000_000_000).default(120),
@@ -160,7 +162,7 @@ const envSchema = z.object({
         .map((provider) => provider.trim())
         .filter(Boolean),
     )
-    .pipe(z.array(z.enum(PRICE_PROVIDERS, { message: `must list only ${PRICE_PROVIDERS.join(', ')}` })))
+    .pipe(z.array(z.enum(PRICE_PROVIDERS, { message: `must list only ${PRICE_PROVIDERS.join(', ')}, comma-separated (empty: none)` })))
     .default([...PRICE_PROVIDERS]),
   GRAPHQL_EXPLORER: booleanFlag.default(true),
   GRAPHQL_TRUSTED_DOCUMENTS_ONLY: z
@@ -173,12 +175,7 @@ const envSchema = z.object({
     )
     .pipe(z.array(z.enum(TRUSTED_DOCUMENT_CALLERS, { message: `must list only ${TRUSTED_DOCUMENT_CALLERS.join(', ')}` })))
     .default([]),
-  GRAPHQL_COST_PER_MIN: z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER))
-    .default(100_000),
+  GRAPHQL_COST_PER_MIN: wholeNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number, 0 or more (0: reported, not enforced)').default(100_000),
   GRAPHQL_JIT: z
     .string()
     .regex(/^(off|\d+)$/, 'must be off or a whole number')
@@ -187,11 +184,14 @@ const envSchema = z.object({
     .default(2),
   MCP_ALLOWED_ORIGINS: listOf(asOrigin, 'origins, each a scheme, a host and an optional port such as https://app.example.com').default([]),
   MCP_ALLOWED_HOSTS: listOf(asHostname, 'host names or addresses, each without a port, such as gateway, 10.0.0.5 or [::1]').default([]),
-  OTEL_EXPORTER_OTLP_ENDPOINT: url(['http:', 'https:']).optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: url(['http:', 'https:'], 'http://collector:4318').optional(),
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
 type Env = z.infer<typeof envSchema>;
+
+/** Every environment variable the gateway reads. */
+export const CONFIG_VARIABLES = Object.keys(envSchema.shape) as readonly (keyof Env)[];
 
 export interface Config {
   readonly port: number;
@@ -272,12 +272,10 @@ export interface Config {
   readonly otlpEndpoint: string | undefined;
 }
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    reason: string,
-  ) {
-    super(`Invalid configuration: ${variable} ${reason}`);
+/** A variable whose value the gateway cannot take: `Invalid configuration: NAME must …`. */
+export class ConfigError extends SettingError {
+  constructor(variable: string, reason: string) {
+    super(variable, `Invalid configuration: ${variable} ${reason}`);
     this.name = 'ConfigError';
   }
 }

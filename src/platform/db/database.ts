@@ -1,5 +1,7 @@
 import type { Logger } from '../logger.js';
-import { startEmbeddedPostgres } from './embedded-postgres.js';
+import { prepareDataDir, startEmbeddedPostgres } from './embedded-postgres.js';
+
+export { prepareDataDir };
 
 export interface Database {
   /** Where the pooled work goes (the ORM, named statements, rate limits): PostgreSQL or a pooler in front of it. */
