@@ -179,6 +179,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const jwtSecret = await resolveJwtSecret(config.jwtSecret, (sql, params) => orm.em.fork().execute(sql, params));
   const directory = createDirectoryModule({
     em: orm.em,
+    statements,
     clock,
     jwt: new JwtIssuer(jwtSecret, SESSION_TTL_SECONDS, clock),
     mailer,

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../platform/auth/actor.js';
 import type { Clock } from '../../platform/clock.js';
+import type { Statements } from '../../platform/db/statements.js';
+import { CATEGORIES, DIRECTORY_STATS, TOGGLE_VOTE, TRENDING_ORDER } from './sql/directory.sql.js';
 import { violatedConstraint } from '../../platform/db/pg-errors.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import { Category } from './entities/category.entity.js';
@@ -135,6 +137,7 @@ export class ToolService {
 
   constructor(
     private readonly em: EntityManager,
+    private readonly statements: Statements,
     private readonly clock: Clock,
   ) {}
 
@@ -222,23 +225,13 @@ export class ToolService {
     const user = accountOf(actor);
     checkAgentId(agentId);
     const toolId = toolIdOf(id);
-    return this.em.transactional(async (tx) => {
-      const exists = toolId === undefined ? null : await tx.findOne(Tool, toolId, { fields: ['id'] });
-      if (!exists || toolId === undefined) throw new AppError('not_found', `no tool ${echo(id)}`);
-      await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`vote:${user.id}:${toolId}`]);
-      const removed = await tx.nativeDelete(Vote, { tool: toolId, user: user.id });
-      if (!removed) await tx.insert(Vote, { tool: toolId, user: user.id, agentId: agentId ?? null, createdAt: this.clock.now() });
-      const [row] = await tx.execute<{ vote_count: number }[]>('select vote_count from tools where id = ?', [toolId]);
-      return { voted: !removed, voteCount: Number(row?.vote_count ?? 0) };
-    });
+    const row = toolId === undefined ? undefined : await this.statements.one(TOGGLE_VOTE, [user.id, toolId, agentId ?? null, this.clock.now()]);
+    if (!row || 'missing' in row.outcome) throw new AppError('not_found', `no tool ${echo(id)}`);
+    return { voted: row.outcome.voted, voteCount: Number(row.outcome.voteCount) };
   }
 
   async categories(): Promise<CategoryView[]> {
-    const rows = await this.em.execute<{ id: number; name: string; slug: string; tool_count: string }[]>(
-      `select c.id, c.name, c.slug, count(t.id) as tool_count
-         from categories c left join tools t on t.category_id = c.id
-        group by c.id order by c.position, c.id`,
-    );
+    const rows = await this.statements.rows(CATEGORIES, []);
     return rows.map((row) => ({ id: row.id, name: row.name, slug: row.slug, toolCount: Number(row.tool_count) }));
   }
 
@@ -257,12 +250,7 @@ export class ToolService {
   }
 
   async stats(): Promise<DirectoryStats> {
-    const [row] = await this.em.execute<Record<string, string>[]>(
-      `select (select count(*) from tools) as total_tools,
-              (select count(*) from votes) as total_votes,
-              (select count(*) from tools where submission_source = 'agent') as agent_submissions,
-              (select count(*) from votes where agent_id is not null) as agent_votes`,
-    );
+    const row = await this.statements.one(DIRECTORY_STATS, []);
     return {
       totalTools: Number(row?.total_tools ?? 0),
       totalVotes: Number(row?.total_votes ?? 0),
@@ -298,18 +286,7 @@ export class ToolService {
 
   private async computeTrendingOrder(today: string, categoryId: number | undefined): Promise<number[]> {
     const decayPerDay = Math.LN2 / TOOL_LIMITS.trendingHalfLifeDays;
-    const rows = await this.em.fork().execute<{ id: string }[]>(
-      `with recent as (
-         select tool_id, sum(votes * exp((day - ?::date)::float8 * ?)) as score
-           from tool_vote_days
-          where day > ?::date - ?::int and day <= ?::date
-          group by tool_id
-       )
-       select t.id from tools t left join recent r on r.tool_id = t.id
-        where (?::int is null or t.category_id = ?::int)
-        order by coalesce(r.score, 0) desc, t.vote_count desc, t.id desc`,
-      [today, decayPerDay, today, TOOL_LIMITS.trendingDays, today, categoryId ?? null, categoryId ?? null],
-    );
+    const rows = await this.statements.rows(TRENDING_ORDER, [today, decayPerDay, TOOL_LIMITS.trendingDays, categoryId ?? null]);
     return rows.map((row) => Number(row.id));
   }
 }

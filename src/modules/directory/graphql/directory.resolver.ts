@@ -94,7 +94,7 @@ export class DirectoryResolver {
 
   @Mutation(() => Session, { description: 'Redeems a sign-in link for a 7-day JWT.' })
   async redeemMagicLink(@Arg('token') token: string, @Ctx() ctx: DirectoryContext): Promise<Session> {
-    return this.accounts.redeem(ctx.ip, token);
+    return (await this.accounts.redeem(ctx.ip, token)).signedIn;
   }
 
   @FieldResolver(() => CategoryNode)
