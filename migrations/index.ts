@@ -20,6 +20,7 @@ import { Migration20261126000000_agent_family_limits } from './Migration20261126
 import { Migration20261126010000_sql_definitions } from './Migration20261126010000_sql_definitions.js';
 import { Migration20261126020000_live_booking_counts } from './Migration20261126020000_live_booking_counts.js';
 import { Migration20261126030000_consistency_tokens } from './Migration20261126030000_consistency_tokens.js';
+import { Migration20261126200000_booking_change_feed } from './Migration20261126200000_booking_change_feed.js';
 
 /**
  * Every migration, oldest first. Migrations are forward-only SQL read by a human before merge; the
@@ -51,4 +52,5 @@ export const migrations = [
   { name: 'Migration20261126010000_sql_definitions', class: Migration20261126010000_sql_definitions },
   { name: 'Migration20261126020000_live_booking_counts', class: Migration20261126020000_live_booking_counts },
   { name: 'Migration20261126030000_consistency_tokens', class: Migration20261126030000_consistency_tokens },
+  { name: 'Migration20261126200000_booking_change_feed', class: Migration20261126200000_booking_change_feed },
 ];

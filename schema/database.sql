@@ -41,6 +41,12 @@ create table booking_events (
   created_at timestamp with time zone not null
 );
 
+create table booking_events_pruned (
+  agent_id uuid not null,
+  through bigint not null,
+  pruned_at timestamp with time zone not null
+);
+
 create table booking_slots (
   booking_id uuid not null,
   starts_at timestamp with time zone not null,
@@ -278,6 +284,10 @@ alter table booking_events add constraint booking_events_pkey PRIMARY KEY (id);
 
 alter table booking_events add constraint booking_events_type_check CHECK (((type)::text = ANY ((ARRAY['booking.created'::character varying, 'booking.cancelled'::character varying, 'booking.transferred'::character varying, 'booking.reminder'::character varying])::text[])));
 
+alter table booking_events_pruned add constraint booking_events_pruned_agent_id_foreign FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE;
+
+alter table booking_events_pruned add constraint booking_events_pruned_pkey PRIMARY KEY (agent_id);
+
 alter table booking_slots add constraint booking_slots_agent_id_foreign FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE;
 
 alter table booking_slots add constraint booking_slots_booking_id_foreign FOREIGN KEY (booking_id) REFERENCES bookings(id) ON DELETE CASCADE;
@@ -458,6 +468,8 @@ CREATE INDEX webhook_attempts_delivery_idx ON public.webhook_attempts USING btre
 
 CREATE INDEX webhook_deliveries_due_idx ON public.webhook_deliveries USING btree (next_attempt_at) WHERE ((status)::text = 'pending'::text);
 
+CREATE INDEX webhook_deliveries_event_idx ON public.webhook_deliveries USING btree (event_id);
+
 CREATE INDEX webhook_deliveries_webhook_idx ON public.webhook_deliveries USING btree (webhook_id, created_at);
 
 CREATE INDEX webhooks_agent_idx ON public.webhooks USING btree (agent_id);
@@ -620,6 +632,71 @@ end
 $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.booking_changes(p_agents uuid[], p_family_of uuid, p_family_parent uuid, p_since bigint, p_limit integer, p_family_max integer)
+ RETURNS TABLE(change_kind text, event_id bigint, event_agent_id uuid, event_type text, occurred_at timestamp with time zone, booking_id uuid, current_booking jsonb, gone text)
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_members uuid[] := p_agents;
+  v_locked uuid[];
+  v_through bigint;
+begin
+  if p_family_of is not null then
+    loop
+      v_members := array(select a.id from agents a where coalesce((a.id = p_family_of) or (a.parent_id = p_family_of), false) order by a.id);
+      if cardinality(v_members) > p_family_max then
+        return query select 'too_many'::text, cardinality(v_members)::bigint, null::uuid, null::text, null::timestamptz, null::uuid, null::jsonb, null::text;
+        return;
+      end if;
+      exit when v_members = v_locked;
+      perform 1 from agents a where a.id = any (v_members) order by a.id for share;
+      v_locked := v_members;
+    end loop;
+  end if;
+
+  if p_since is null then
+    return query
+      select 'head'::text,
+             greatest(coalesce(max(latest.id), 0), coalesce((select max(p.through) from booking_events_pruned p where p.agent_id = any (v_members)), 0)),
+             null::uuid, null::text, null::timestamptz, null::uuid, null::jsonb, null::text
+        from unnest(v_members) as member(id)
+        cross join lateral (select max(e.id) as id from booking_events e where e.agent_id = member.id) latest;
+    return;
+  end if;
+
+  -- Never handed out here (another installation, a restored backup behind its clients): following it
+  -- would silently skip everything up to it.
+  if p_since > (select s.last_value from booking_events_id_seq s) then
+    return query select 'unknown_cursor'::text, p_since, null::uuid, null::text, null::timestamptz, null::uuid, null::jsonb, null::text;
+    return;
+  end if;
+  select max(p.through) into v_through from booking_events_pruned p where p.agent_id = any (v_members) and p.through > p_since;
+  if v_through is not null then
+    return query select 'expired'::text, v_through, null::uuid, null::text, null::timestamptz, null::uuid, null::jsonb, null::text;
+    return;
+  end if;
+
+  -- At most p_limit ids per member from its index range, then the page: bounded by members × limit
+  -- however far behind the cursor is.
+  return query
+    with picked as (
+      select next_ids.id
+        from unnest(v_members) as member(id)
+        cross join lateral (select e.id from booking_events e where e.agent_id = member.id and e.id > p_since order by e.id limit p_limit) next_ids
+       order by next_ids.id
+       limit p_limit
+    )
+    select 'change'::text, e.id, e.agent_id, e.type::text, e.created_at, e.booking_id,
+           case when b.agent_id = e.agent_id then booking_item(b) end,
+           case when b.id is null then 'removed' when b.agent_id <> e.agent_id then 'transferred' end
+      from picked
+      join booking_events e on e.id = picked.id
+      left join bookings b on b.id = e.booking_id
+     order by e.id;
+end
+$function$
+;
+
 CREATE OR REPLACE FUNCTION public.booking_exclude_occurrences(p_booking uuid, p_starts_at timestamp with time zone[])
  RETURNS bookings
  LANGUAGE plpgsql
@@ -774,7 +851,7 @@ $function$
 ;
 
 CREATE OR REPLACE FUNCTION public.claim_webhook_deliveries(p_now timestamp with time zone, p_lease_until timestamp with time zone, p_limit integer, p_only uuid, p_in_flight uuid[], p_busy_webhooks uuid[], p_per_webhook integer)
- RETURNS TABLE(id uuid, attempts integer, webhook_id uuid, url text, secret text, webhook_disabled boolean, event_id bigint, event_type text, event_created_at timestamp with time zone, booking jsonb)
+ RETURNS TABLE(id uuid, attempts integer, webhook_id uuid, url text, secret text, webhook_disabled boolean, event_id bigint, event_type text, event_created_at timestamp with time zone, booking jsonb, previous_event_id bigint)
  LANGUAGE sql
  SET plan_cache_mode TO 'force_custom_plan'
  SET enable_bitmapscan TO 'off'
@@ -796,7 +873,9 @@ AS $function$
     update webhook_deliveries d set next_attempt_at = p_lease_until from due where d.id = due.id
     returning d.id, d.attempts, d.webhook_id, d.event_id
   )
-  select l.id, l.attempts, w.id, w.url, w.secret, w.disabled_at is not null, e.id, e.type, e.created_at, e.booking
+  select l.id, l.attempts, w.id, w.url, w.secret, w.disabled_at is not null, e.id, e.type, e.created_at, e.booking,
+         (select max(p.id) from booking_events p
+           where p.agent_id = e.agent_id and p.id < e.id and p.type = any (w.events) and p.created_at >= w.created_at)
     from leased l join webhooks w on w.id = l.webhook_id join booking_events e on e.id = l.event_id;
 $function$
 ;
@@ -919,6 +998,35 @@ begin
   end if;
   return new;
 end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.prune_booking_events(p_before timestamp with time zone, p_after bigint, p_batch integer, p_at timestamp with time zone, OUT deleted integer, OUT read_through bigint, OUT done boolean)
+ RETURNS record
+ LANGUAGE plpgsql
+AS $function$
+begin
+  with oldest as (
+    select e.id, e.created_at < p_before as old from booking_events e where e.id > p_after order by e.id limit p_batch
+  ), doomed as (
+    select oldest.id from oldest
+     where oldest.old
+       and not exists (select 1 from webhook_deliveries d where d.event_id = oldest.id and d.status = 'pending')
+       and not exists (select 1 from webhook_fanout f where f.event_id = oldest.id)
+  ), removed as (
+    delete from booking_events e using doomed where e.id = doomed.id
+    returning e.id, e.agent_id
+  ), recorded as (
+    insert into booking_events_pruned as kept (agent_id, through, pruned_at)
+    select removed.agent_id, max(removed.id), p_at from removed group by removed.agent_id
+    on conflict (agent_id) do update set through = greatest(kept.through, excluded.through), pruned_at = excluded.pruned_at
+  )
+  select (select count(*)::int from removed),
+         (select max(oldest.id) from oldest),
+         (select count(*) < p_batch or bool_or(not oldest.old) from oldest)
+    into deleted, read_through, done;
+  read_through := coalesce(read_through, p_after);
+end
 $function$
 ;
 

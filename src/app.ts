@@ -172,7 +172,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const fanOutLimits = { agentCreatePerMin: config.agentCreatePerMin, agentFamilyMax: config.agentFamilyMax, pendingProposalsMax: config.pendingProposalsMax };
   const agentsModule = createAgentsModule({ em: orm.em, clock, statements, notifications, rateLimits, fanOutLimits });
   actors.accept(agentsModule.agents.tokens);
-  const bookingEvents = createBookingEventsModule({ notifications, statements, logger, metrics });
+  const bookingEvents = createBookingEventsModule({ notifications, statements, logger, metrics, clock, retentionDays: config.bookingEventsRetentionDays });
   const bookingsModule = createBookingsModule({
     em: orm.em,
     clock,
@@ -262,7 +262,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     app,
     {
       // The order tools/list names them in.
-      tools: [...tokenAnalytics.mcpTools, ...bookingsModule.mcpTools, ...proposalsModule.mcpTools, ...availabilityModule.mcpTools],
+      tools: [...tokenAnalytics.mcpTools, ...bookingsModule.mcpTools, ...bookingEvents.mcpTools, ...proposalsModule.mcpTools, ...availabilityModule.mcpTools],
       logger,
       version: APP_VERSION,
     },
@@ -306,8 +306,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           connectionString: directDatabaseUrl,
           timeouts: config.databaseTimeouts,
           logger,
-          tasks: Object.fromEntries(Object.entries({ ...bookingsModule.tasks, ...webhooksModule.tasks, ...pricing.tasks }).map(([name, handler]) => [name, inScope(handler)])),
-          crontab: [bookingsModule.crontab, pricing.crontab].filter(Boolean).join('\n'),
+          tasks: Object.fromEntries(
+            Object.entries({ ...bookingsModule.tasks, ...bookingEvents.tasks, ...webhooksModule.tasks, ...pricing.tasks }).map(([name, handler]) => [name, inScope(handler)]),
+          ),
+          crontab: [bookingsModule.crontab, bookingEvents.crontab, pricing.crontab].filter(Boolean).join('\n'),
           ...(deps.jobPollIntervalMs ? { pollIntervalMs: deps.jobPollIntervalMs } : {}),
         });
   if (runner) {

@@ -154,6 +154,7 @@ const envSchema = z.object({
     .default([]),
   DNS_TIMEOUT_MS: positiveInt(60_000).default(2_000),
   REMINDER_LEAD_MINUTES: positiveInt(7 * 24 * 60).default(15),
+  BOOKING_EVENTS_RETENTION_DAYS: positiveInt(36_500).default(30),
   PRICE_PROVIDERS: z
     .string()
     .transform((value) =>
@@ -246,6 +247,11 @@ export interface Config {
   /** A webhook host-name lookup, waiting included, gives up after this. */
   readonly dnsTimeoutMs: number;
   readonly reminderLeadMinutes: number;
+  /**
+   * Booking events older than this many days are deleted (hourly), with their webhook deliveries; a
+   * change-feed or subscription cursor from before what is kept answers `cursor_expired`.
+   */
+  readonly bookingEventsRetentionDays: number;
   readonly priceProviders: readonly string[];
   readonly graphqlExplorer: boolean;
   /**
@@ -348,6 +354,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dnsServers: Object.freeze([...e.DNS_SERVERS]),
     dnsTimeoutMs: e.DNS_TIMEOUT_MS,
     reminderLeadMinutes: e.REMINDER_LEAD_MINUTES,
+    bookingEventsRetentionDays: e.BOOKING_EVENTS_RETENTION_DAYS,
     priceProviders: Object.freeze([...e.PRICE_PROVIDERS]),
     graphqlExplorer: e.GRAPHQL_EXPLORER,
     graphqlTrustedDocumentsOnly: Object.freeze([...new Set(e.GRAPHQL_TRUSTED_DOCUMENTS_ONLY)]),

@@ -21,6 +21,11 @@ export const ERROR_STATUS = {
   bootstrap_claimed: 409,
   slot_taken: 409,
   proposal_not_pending: 409,
+  /**
+   * A change-feed or event cursor older than what the log still keeps (BOOKING_EVENTS_RETENTION_DAYS):
+   * the events after it are gone, so the client lists its calendar again and follows from a fresh cursor.
+   */
+  cursor_expired: 410,
   booking_cap_reached: 429,
   rate_limited: 429,
   /** Subscriptions only: a subscriber left too many events unread and must resume from its cursor. */

@@ -26,13 +26,20 @@ export const ACCESS = {
   ownRow: ['self'],
   /** An agent's settings (metadata, config, free/busy visibility): the agent and its parent. */
   settings: ['self', 'parent'],
+  /**
+   * An agent's change feed (what happened to its bookings, with each booking as it is now): the agent
+   * and its parent, which created it and already reads its settings. A child does not read its
+   * parent's feed, nor a sibling another's: their bookings are rows they do not own. A family feed is
+   * every feed its caller may read, in one cursor order (the caller's own and its children's).
+   */
+  changeFeed: ['self', 'parent'],
   /** An agent's free/busy (availability, first-available proposals), by the visibility the agent chose. */
   freeBusy: {
     anyone: ['self', 'parent', 'child', 'other'],
     family: ['self', 'parent', 'child'],
     nobody: ['self'],
   },
-} as const satisfies { ownRow: readonly Relation[]; settings: readonly Relation[]; freeBusy: Record<FreeBusyVisibility, readonly Relation[]> };
+} as const satisfies { ownRow: readonly Relation[]; settings: readonly Relation[]; changeFeed: readonly Relation[]; freeBusy: Record<FreeBusyVisibility, readonly Relation[]> };
 
 const allows = (relations: readonly Relation[], relation: Relation) => relations.includes(relation);
 
@@ -51,9 +58,34 @@ export function maySeeSettings(actor: Pick<AgentRecord, 'id' | 'parentId'>, agen
   return allows(ACCESS.settings, relationOf(actor, agent));
 }
 
+/** Whether the calling agent may read an agent's change feed. */
+export function mayReadChangeFeed(actor: Pick<AgentRecord, 'id' | 'parentId'>, agent: Pick<AgentRecord, 'id' | 'parentId'>): boolean {
+  return allows(ACCESS.changeFeed, relationOf(actor, agent));
+}
+
 /** Whether the calling agent may ask for an agent's free/busy. */
 export function maySeeFreeBusy(actor: Pick<AgentRecord, 'id' | 'parentId'>, agent: Pick<AgentRecord, 'id' | 'parentId' | 'freeBusyVisibility'>): boolean {
   return allows(ACCESS.freeBusy[agent.freeBusyVisibility], relationOf(actor, agent));
+}
+
+/** Each relation as a SQL condition over a caller id, the caller's parent id and an agent row alias. */
+function relationConditions(caller: string, callerParent: string, agent: string): Record<Relation, string> {
+  return {
+    self: `${agent}.id = ${caller}`,
+    parent: `${agent}.parent_id = ${caller}`,
+    child: `${agent}.id = ${callerParent}`,
+    other: 'true',
+  };
+}
+
+/**
+ * The agents whose change feed a caller may read, as a SQL condition over a caller id, the caller's
+ * parent id and an agent row alias: the members of the caller's family feed (`booking_changes`).
+ */
+export function changeFeedRuleSql(caller: string, callerParent: string, agent: string): string {
+  const relationSql = relationConditions(caller, callerParent, agent);
+  // A root has no parent: a null comparison must read as "no".
+  return `coalesce(${ACCESS.changeFeed.map((relation) => `(${relationSql[relation]})`).join(' or ')}, false)`;
 }
 
 /**
@@ -61,12 +93,7 @@ export function maySeeFreeBusy(actor: Pick<AgentRecord, 'id' | 'parentId'>, agen
  * alias: what `may_see_free_busy` and any statement deciding it in bulk evaluate.
  */
 export function freeBusyRuleSql(caller: string, callerParent: string, agent: string): string {
-  const relationSql: Record<Relation, string> = {
-    self: `${agent}.id = ${caller}`,
-    parent: `${agent}.parent_id = ${caller}`,
-    child: `${agent}.id = ${callerParent}`,
-    other: 'true',
-  };
+  const relationSql = relationConditions(caller, callerParent, agent);
   const byVisibility = Object.entries(ACCESS.freeBusy).map(
     ([visibility, relations]) => `(${agent}.free_busy_visibility = '${visibility}' and (${relations.map((relation) => relationSql[relation]).join(' or ')}))`,
   );

@@ -48,7 +48,9 @@ interface Owned {
 function validValue(schema: JsonSchema, name: string, owned: Owned): fc.Arbitrary<unknown> {
   if (name === 'bookingId') return fc.constant(owned.bookingId);
   if (name === 'proposalId') return fc.constant(owned.proposalId);
-  if (name === 'targetAgentId' || name === 'agentIds.item') return fc.constant(owned.root.id);
+  if (name === 'targetAgentId' || name === 'agentIds.item' || name === 'agentId') return fc.constant(owned.root.id);
+  // Event cursors: the start of the log, or one past anything handed out (a validation error).
+  if (name === 'since') return fc.constantFrom('0', '1', '999999999999999999');
   if (name === 'mint') return fc.constant(MINT);
   if (schema.enum) return fc.constantFrom(...schema.enum);
   switch (schema.type) {
@@ -61,6 +63,8 @@ function validValue(schema: JsonSchema, name: string, owned: Owned): fc.Arbitrar
       return fc.string({ minLength: Math.max(1, schema.minLength ?? 1), maxLength: Math.min(schema.maxLength ?? 20, 20), unit: 'grapheme-ascii' });
     case 'integer':
       return fc.integer({ min: schema.minimum ?? 1, max: Math.min(schema.maximum ?? 1_000, 1_000) });
+    case 'boolean':
+      return fc.boolean();
     case 'array':
       return fc.array(validValue(schema.items ?? {}, `${name}.item`, owned), { maxLength: Math.min(schema.maxItems ?? 3, 3) });
     case 'object': {

@@ -66,6 +66,8 @@ const REST_REQUESTS: Record<string, (v: Victims) => { url: string; payload?: Rec
   'GET /api/bookings': () => ({ url: '/api/bookings?from=2030-01-01T00:00:00Z&to=2040-01-01T00:00:00Z' }),
   'DELETE /api/bookings/{id}': (v) => ({ url: `/api/bookings/${v.bookingId}` }),
   'GET /api/bookings/{id}/occurrences': (v) => ({ url: `/api/bookings/${v.bookingId}/occurrences` }),
+  // The victim's change feed, named by its agent id: only the agent and its parent read it.
+  'GET /api/bookings/changes': (v) => ({ url: `/api/bookings/changes?since=0&agentId=${v.agent.id}` }),
   'POST /api/proposals': (v) => ({ url: '/api/proposals', payload: { targetAgentId: v.agent.id, startsAt: '2033-02-01T09:00:00Z', endsAt: '2033-02-01T10:00:00Z' } }),
   'GET /api/proposals': () => ({ url: '/api/proposals' }),
   'PATCH /api/proposals/{id}/accept': (v) => ({ url: `/api/proposals/${v.proposalId}/accept` }),
@@ -110,6 +112,11 @@ const byId = (id: keyof Victims) => (v: Victims) => ({ id: v[id] });
 const GRAPHQL_ROWS: Record<string, GraphQLRow> = {
   'Query.booking': { audience: 'agent', query: 'query($id: ID!) { booking(id: $id) { id } }', variables: byId('bookingId') },
   'Query.bookings': { audience: 'agent', query: '{ bookings { edges { node { id } } } }' },
+  'Query.bookingChanges': {
+    audience: 'agent',
+    query: 'query($id: ID!) { bookingChanges(since: "0", agentId: $id) { nextSince changes { booking { id } } } }',
+    variables: (v) => ({ id: v.agent.id }),
+  },
   'Query.bookedSlots': { audience: 'agent', query: '{ bookedSlots(from: "2032-01-01T00:00:00Z", to: "2032-01-02T00:00:00Z") { startsAt } }' },
   'Query.freeBusy': { audience: 'agent', query: '{ freeBusy(from: "2032-01-01T00:00:00Z", to: "2032-01-02T00:00:00Z") { busy { startsAt } } }' },
   'Query.me': { audience: 'agent', query: '{ me { id } }' },
@@ -193,6 +200,7 @@ const MCP_ROWS: Record<string, { audience: 'public' | 'agent'; args: (v: Victims
   list_bookings: { audience: 'agent', args: () => ({}) },
   create_booking: { audience: 'agent', args: () => ({ ...slot }) },
   cancel_booking: { audience: 'agent', args: (v) => ({ bookingId: v.bookingId }) },
+  booking_changes: { audience: 'agent', args: (v) => ({ since: '0', agentId: v.agent.id }) },
   propose_slot: { audience: 'agent', args: (v) => ({ targetAgentId: v.agent.id, ...slot }) },
   respond_to_proposal: { audience: 'agent', args: (v) => ({ proposalId: v.proposalId, decision: 'accept' }) },
   availability: { audience: 'agent', args: (v) => ({ agentIds: [v.agent.id], duration: 30, from: '2033-04-01T00:00:00Z', to: '2033-04-02T00:00:00Z' }) },
@@ -321,7 +329,8 @@ describe('authorization matrix', () => {
     const outcomes: string[] = [];
     for (const operation of restOperations().filter((candidate) => candidate.audience === 'agent')) {
       // Availability asks about the victim's calendar (the agents parameter), so it is refused like a row of the victim's.
-      const expected = operation.key.includes('{id}') || operation.key === 'GET /api/availability' ? [403, 404] : operation.method === 'GET' ? [200] : [];
+      const namesTheVictim = operation.key.includes('{id}') || operation.key === 'GET /api/availability' || operation.key === 'GET /api/bookings/changes';
+      const expected = namesTheVictim ? [403, 404] : operation.method === 'GET' ? [200] : [];
       if (expected.length === 0) continue; // creates: what the intruder may write for itself is not the victim's
       const request = REST_REQUESTS[operation.key]!(victims);
       const response = await t.rest({ method: operation.method as 'GET', url: request.url, headers: bearer(otherAgent.token), ...(request.payload ? { payload: request.payload } : {}) });
@@ -329,7 +338,7 @@ describe('authorization matrix', () => {
       outcomes.push(`${operation.key}: ${expected.includes(response.statusCode) && leaked.length === 0 ? 'denied' : `${response.statusCode}, leaks ${leaked.join(', ')}`}`);
     }
     expect(outcomes.filter((line) => !line.endsWith('denied'))).toEqual([]);
-    expect(outcomes).toHaveLength(14);
+    expect(outcomes).toHaveLength(15);
     expect(await tableCounts()).toEqual(before);
   });
 
@@ -458,14 +467,14 @@ describe('authorization matrix', () => {
           const { isError, text } = await call(await connect(headers), name, row.args(victims));
           outcomes.push(`${name} with ${label}: ${isError && (JSON.parse(text) as { error?: string }).error === 'unauthorized' ? 'refused' : text.slice(0, 160)}`);
         }
-        if (['cancel_booking', 'respond_to_proposal', 'availability', 'propose_first_available'].includes(name)) {
+        if (['cancel_booking', 'booking_changes', 'respond_to_proposal', 'availability', 'propose_first_available'].includes(name)) {
           const { isError, text } = await call(await connect(bearer(otherAgent.token)), name, row.args(victims));
           const code = (JSON.parse(text) as { error?: string }).error;
           outcomes.push(`${name} with another agent's token: ${isError && (code === 'forbidden' || code === 'not_found') ? 'refused' : text.slice(0, 160)}`);
         }
       }
       expect(outcomes.filter((line) => !line.endsWith(': refused'))).toEqual([]);
-      expect(outcomes.length).toBeGreaterThanOrEqual(5 * 7 + 2);
+      expect(outcomes.length).toBeGreaterThanOrEqual(5 * 8 + 3);
       expect(await tableCounts()).toEqual(before);
     });
   });

@@ -13,6 +13,8 @@ export interface ClaimedDelivery {
   event_type: string;
   event_created_at: string;
   booking: BookingItem;
+  /** The endpoint's previous event (`webhook-previous-cursor`); null for its first. */
+  previous_event_id: string | null;
 }
 
 /**
@@ -25,7 +27,8 @@ export const CLAIM_DELIVERIES = namedStatement<
   ClaimedDelivery
 >(
   'claim_webhook_deliveries',
-  `select id, attempts, webhook_id, url, secret, webhook_disabled, event_id::text, event_type, event_created_at, booking
+  `select id, attempts, webhook_id, url, secret, webhook_disabled, event_id::text, event_type, event_created_at, booking,
+          previous_event_id::text
      from claim_webhook_deliveries($1, $2, $3, $4::uuid, $5::uuid[], $6::uuid[], $7::int)`,
 );
 
