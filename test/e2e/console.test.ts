@@ -304,7 +304,7 @@ describe('/console in headless Chromium', () => {
     const [moved] = await t.query<{ agent_id: string }>('select agent_id from bookings where starts_at = $1 and status = $2', [at(4, '10:30'), 'confirmed']);
     expect(moved!.agent_id).toBe(agent.id);
 
-    // The README's picture: a week with a series, single bookings, a previewed clash and live activity.
+    // docs/console.md's picture (docs/console.png): a week with a series, single bookings, a previewed clash and live activity.
     await drag('2031-03-05', '08:15', '09:15');
     await page.getByTestId('booking-preview').filter({ hasText: 'Overlaps 1 booking' }).waitFor();
     await page.screenshot({ path: `${ARTIFACTS}/console-desktop.png` });
