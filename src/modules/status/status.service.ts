@@ -8,6 +8,7 @@ import type { WebhookHealth } from '../webhooks/index.js';
 import type { MailHealth } from '../../platform/mail/mailer.js';
 import type { PoolMode } from '../../platform/db/pooling.js';
 import type { ReplicaHealth } from '../../platform/db/replicas.js';
+import { DATABASE_PROBE, USAGE_COUNTS } from './sql/status.sql.js';
 
 /** How the gateway reaches PostgreSQL, for the report: the pooling mode and the read replicas' health. */
 export interface DatabaseTopology {
@@ -163,7 +164,7 @@ export class StatusService {
   private async probeDatabase(): Promise<{ status: ComponentStatus; latencyMs: number }> {
     const started = performance.now();
     try {
-      await this.em.fork().execute('select 1');
+      await this.em.fork().execute(DATABASE_PROBE);
       const latencyMs = Math.round((performance.now() - started) * 100) / 100;
       return { status: latencyMs > SLOW_DATABASE_MS ? 'degraded' : 'operational', latencyMs };
     } catch {
@@ -172,9 +173,7 @@ export class StatusService {
   }
 
   private async counts(): Promise<{ agents: number; trades: number }> {
-    const [row] = await this.em.fork().execute<{ agents: string; trades: string }[]>(
-      `select (select count(*) from agents) as agents, (select count(*) from proposals where status = 'accepted') as trades`,
-    );
+    const [row] = await this.em.fork().execute<{ agents: string; trades: string }[]>(USAGE_COUNTS);
     return { agents: Number(row?.agents ?? 0), trades: Number(row?.trades ?? 0) };
   }
 }
