@@ -64,7 +64,7 @@ export function createAgentsModule(deps: AgentsDeps) {
     agents,
     resolvers: [new AgentResolver(agents)],
     /** The `agents` slice of the GraphQL context: per-operation loaders. */
-    createContext: (base: PlatformContext): AgentLoaders => createAgentLoaders(deps.statements, base.actor),
+    createContext: (base: PlatformContext): AgentLoaders => createAgentLoaders(agents, base.actor),
     registerRoutes: (app: FastifyInstance) => registerAgentRoutes(app, agents),
   };
 }
