@@ -19,6 +19,7 @@ import { Migration20261125000000_booking_writers } from './Migration202611250000
 import { Migration20261126000000_agent_family_limits } from './Migration20261126000000_agent_family_limits.js';
 import { Migration20261126010000_sql_definitions } from './Migration20261126010000_sql_definitions.js';
 import { Migration20261126020000_live_booking_counts } from './Migration20261126020000_live_booking_counts.js';
+import { Migration20261126100000_one_booking_shape } from './Migration20261126100000_one_booking_shape.js';
 
 /**
  * Every migration, oldest first. Migrations are forward-only SQL read by a human before merge; the
@@ -49,4 +50,5 @@ export const migrations = [
   { name: 'Migration20261126000000_agent_family_limits', class: Migration20261126000000_agent_family_limits },
   { name: 'Migration20261126010000_sql_definitions', class: Migration20261126010000_sql_definitions },
   { name: 'Migration20261126020000_live_booking_counts', class: Migration20261126020000_live_booking_counts },
+  { name: 'Migration20261126100000_one_booking_shape', class: Migration20261126100000_one_booking_shape },
 ];

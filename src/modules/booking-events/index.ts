@@ -25,6 +25,7 @@ import { NEWEST_EVENT } from './sql/booking-event.sql.js';
 import { recordBookingEventFunction } from './sql/record-booking-event.function.js';
 
 export { BookingEventBus } from './booking-event-bus.js';
+export { publicEventId } from './event-id.js';
 export { BOOKING_EVENT_TYPES, BookingEvent, type BookingEventType } from './entities/booking-event.entity.js';
 export type { BookingEventsContext } from './graphql/booking-event.resolver.js';
 

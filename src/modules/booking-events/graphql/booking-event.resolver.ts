@@ -1,6 +1,7 @@
 import { Arg, Field, ID, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
 import type { PlatformContext } from '../../../platform/graphql/server.js';
 import { BookingNode, type BookingEventView } from '../../bookings/index.js';
+import { publicEventId } from '../event-id.js';
 
 /** The GraphQL context slice of booking events: the caller's subscription. */
 export interface BookingEventsContext extends PlatformContext {
@@ -21,8 +22,8 @@ export class BookingEventNode {
   @Field({ description: 'booking.created, booking.cancelled, booking.transferred or booking.reminder' })
   type!: string;
 
-  @Field()
-  createdAt!: Date;
+  @Field(() => Date)
+  createdAt!: string;
 
   @Field(() => BookingNode)
   booking!: BookingNode;
@@ -38,7 +39,7 @@ export class BookingEventResolver {
   bookingEvents(@Root() event: BookingEventView, @Arg('after', () => String, { nullable: true }) _after?: string | null): BookingEventNode {
     return Object.assign(new BookingEventNode(), {
       cursor: event.cursor,
-      id: `evt_${event.cursor}`,
+      id: publicEventId(event.cursor),
       type: event.type,
       createdAt: event.createdAt,
       booking: BookingNode.from(event.booking),
