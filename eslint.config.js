@@ -91,6 +91,17 @@ export default tseslint.config(
     },
   },
   {
+    // Services decide; adapters speak HTTP. Rate-limit headers and the like come back as values (issue 25).
+    files: ['src/modules/**/*.ts'],
+    ignores: ['src/modules/*/rest/**', 'src/modules/*/index.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'fastify', message: 'Only a module\'s rest/ adapter and its index.ts (route registration) speak Fastify; return values the adapter writes.' }] },
+      ],
+    },
+  },
+  {
     files: ['src/cli/**', 'test/**'],
     rules: { 'no-console': 'off' },
   },

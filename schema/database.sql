@@ -980,6 +980,25 @@ end
 $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.redeem_magic_link(p_token_hash text, p_at timestamp with time zone)
+ RETURNS TABLE(id uuid, email text)
+ LANGUAGE plpgsql
+AS $function$
+#variable_conflict use_column
+declare
+  v_email text;
+begin
+  update magic_link_tokens set used_at = p_at where token_hash = p_token_hash and used_at is null and expires_at > p_at
+  returning magic_link_tokens.email into v_email;
+  if v_email is null then return; end if;
+  return query
+    insert into users as u (id, email, created_at, last_sign_in_at) values (gen_random_uuid(), v_email, p_at, p_at)
+    on conflict (email) do update set last_sign_in_at = excluded.last_sign_in_at
+    returning u.id, u.email::text;
+end;
+$function$
+;
+
 CREATE OR REPLACE FUNCTION public.send_booking_reminder(p_booking uuid, p_at timestamp with time zone)
  RETURNS jsonb
  LANGUAGE plpgsql
@@ -1000,6 +1019,25 @@ begin
   return jsonb_build_object('booking', booking_item(v_booking),
                             'events', jsonb_build_array(record_booking_event(v_agent, 'booking.reminder', v_booking, p_at)));
 end
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.toggle_vote(p_user uuid, p_tool bigint, p_agent_id text, p_at timestamp with time zone)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_removed int;
+begin
+  if not exists (select 1 from tools where id = p_tool) then return '{"missing": true}'::jsonb; end if;
+  perform pg_advisory_xact_lock(hashtextextended('vote:' || p_user || ':' || p_tool, 0));
+  delete from votes where tool_id = p_tool and user_id = p_user;
+  get diagnostics v_removed = row_count;
+  if v_removed = 0 then
+    insert into votes (tool_id, user_id, agent_id, created_at) values (p_tool, p_user, p_agent_id, p_at);
+  end if;
+  return jsonb_build_object('voted', v_removed = 0, 'voteCount', (select vote_count from tools where id = p_tool));
+end;
 $function$
 ;
 

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import pg from 'pg';
 import {
   createAgentsModule,
   createAvailabilityModule,
+  BOOKING_EVENTS_RESUMPTION,
   createBookingEventsModule,
   createBookingsModule,
   createCalendarFeedsModule,
@@ -31,7 +34,9 @@ import { inUnitOfWork } from './platform/db/unit-of-work.js';
 import { closeSilentConnections, connectionSettings } from './platform/db/timeouts.js';
 import type { Orm } from './platform/db/orm.js';
 import { buildGatewaySchema, resolverContainer } from './platform/graphql/schema.js';
-import { registerGraphQL } from './platform/graphql/server.js';
+import { lazyContext } from './platform/graphql/lazy-context.js';
+import { registerGraphQL, type PlatformContext } from './platform/graphql/server.js';
+import { TrustedDocuments } from './platform/graphql/trusted-documents.js';
 import { clientAddress, proxyTrust } from './platform/http/client-address.js';
 import { installActorResolution } from './platform/http/credential.js';
 import { ActorResolver } from './platform/auth/actor.js';
@@ -43,11 +48,12 @@ import { registerPoolMetrics } from './platform/db/pool-metrics.js';
 import { registerHealthRoutes } from './platform/http/health.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 import { registerSecurityHeaders } from './platform/http/security-headers.js';
+import { slowClientLimits } from './platform/http/slow-clients.js';
 import { registerWebPages } from './platform/http/web-pages.js';
-import { compileValidator, installJsonBodyParser } from './platform/http/validation.js';
+import { compileValidator, installJsonBodyParser, installQueryTextGuard } from './platform/http/validation.js';
 import { startJobRunner, type TaskHandler } from './platform/jobs/queue.js';
 import type { Logger } from './platform/logger.js';
-import { APP_MANIFEST } from './platform/manifest.js';
+import { APP_MANIFEST, PACKAGE_ROOT } from './platform/manifest.js';
 import { registerMcpEndpoint } from './platform/mcp/endpoint.js';
 
 export interface AppDeps {
@@ -69,6 +75,19 @@ export interface AppDeps {
 /** The gateway's version (package.json), reported by /api/status and MCP. */
 export const APP_VERSION = APP_MANIFEST.version;
 
+/**
+ * The trusted-documents manifests `npm run codegen` writes (GraphQL Code Generator's persisted
+ * documents): the pages' operations and the tests', relative to the package root.
+ */
+export const TRUSTED_DOCUMENT_MANIFESTS = [
+  'src/web/generated/pages/persisted-documents.json',
+  'src/web/generated/console/persisted-documents.json',
+  'test/generated/persisted-documents.json',
+] as const;
+
+/** Which actor kinds each GRAPHQL_TRUSTED_DOCUMENTS_ONLY entry names. */
+const TRUSTED_DOCUMENT_ACTORS = { anonymous: 'anonymous', agents: 'agent', users: 'account' } as const;
+
 /** On shutdown, how long sign-in mails already accepted may take to leave. */
 const MAIL_DRAIN_MS = 5_000;
 
@@ -87,8 +106,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
     },
     bodyLimit: 1024 * 1024,
-    // A client slower than this to send its request (headers and body) is cut off.
-    requestTimeout: 30_000,
+    // A client slower than this to send its request (headers and body) is cut off (slow-clients.ts).
+    requestTimeout: config.requestTimeoutMs,
+    http: slowClientLimits(config.requestTimeoutMs),
     // Without TRUST_PROXY, Fastify's own default: the socket's peer, no header parsed per request.
     trustProxy: config.trustProxy === false ? false : trust,
     routerOptions: { ignoreTrailingSlash: true },
@@ -96,6 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerSecurityHeaders(app);
   app.setValidatorCompiler(compileValidator);
   installJsonBodyParser(app);
+  installQueryTextGuard(app);
   installErrorHandlers(app);
   frameworkErrors.install(app);
   // Who is calling is resolved once per request; the modules add their kinds of token below.
@@ -122,7 +143,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Rate-limit counters live in PostgreSQL so every process shares one budget; a small pool of their own.
   const rateLimitPool = new pg.Pool({ ...connectionSettings(config.databaseTimeouts), connectionString: deps.databaseUrl, max: 5 });
   closeSilentConnections(rateLimitPool);
-  rateLimitPool.on('error', (error) => logger.warn({ err: error }, 'rate-limit connection lost'));
+  // Once closing, a lost connection is the database going away with the process (GraphQL cost budgets
+  // keep one of these connections open): news only for debugging, as for the other pools.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  rateLimitPool.on('error', (error) => logger[closing ? 'debug' : 'warn']({ err: error }, 'rate-limit connection lost'));
   // Before any gauge that queries: a scrape reads the pools before its own statements wait on them.
   registerPoolMetrics(metrics, { orm: statements.pool, rate_limits: rateLimitPool });
   registerMetricsRoute(app, metrics, config.metricsToken);
@@ -176,6 +203,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const jwtSecret = await resolveJwtSecret(config.jwtSecret, (sql, params) => orm.em.fork().execute(sql, params));
   const directory = createDirectoryModule({
     em: orm.em,
+    statements,
     clock,
     jwt: new JwtIssuer(jwtSecret, SESSION_TTL_SECONDS, clock),
     mailer,
@@ -237,12 +265,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     runInScope: inUnitOfWork,
     clientAddress: (request) => clientAddress(request, trust),
     metrics,
-    buildContext: (base) => ({
-      ...base,
-      agents: agentsModule.createContext(base),
-      bookingEvents: bookingEvents.createContext(base),
-      directory: directory.createContext(base),
-      prices: pricing.createContext(),
+    compileOperationsAfter: config.graphqlJitAfter,
+    costBudget: { pool: rateLimitPool, perMinute: config.graphqlCostPerMin },
+    resumableSubscriptions: [BOOKING_EVENTS_RESUMPTION],
+    trustedDocuments: {
+      documents: loadTrustedDocuments(config, logger),
+      requiredFor: new Set(config.graphqlTrustedDocumentsOnly.map((caller) => TRUSTED_DOCUMENT_ACTORS[caller])),
+    },
+    // Each module's slice is built when an operation first reads it (a subscription never reads most).
+    buildContext: lazyContext({
+      agents: (base: PlatformContext) => agentsModule.createContext(base),
+      bookingEvents: (base: PlatformContext) => bookingEvents.createContext(base),
+      directory: (base: PlatformContext) => directory.createContext(base),
+      prices: () => pricing.createContext(),
     }),
   });
 
@@ -277,4 +312,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.ready();
   return app;
+}
+
+/**
+ * The trusted documents of the build. A manifest that is missing (codegen has not run) is left out with
+ * a warning; with GRAPHQL_TRUSTED_DOCUMENTS_ONLY set and no manifest at all the process does not start,
+ * since it would refuse every document of the callers named.
+ */
+function loadTrustedDocuments(config: Config, logger: Logger): TrustedDocuments {
+  const files = TRUSTED_DOCUMENT_MANIFESTS.map((file) => resolve(PACKAGE_ROOT, file));
+  const present = files.filter((file) => existsSync(file));
+  for (const file of files) if (!present.includes(file)) logger.warn({ file }, 'trusted-documents manifest missing: run `npm run codegen`');
+  if (present.length === 0 && config.graphqlTrustedDocumentsOnly.length > 0) {
+    throw new Error('GRAPHQL_TRUSTED_DOCUMENTS_ONLY is set but no trusted-documents manifest was found: run `npm run build` (codegen writes them)');
+  }
+  return TrustedDocuments.load(present);
 }

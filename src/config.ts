@@ -89,6 +89,10 @@ const listOf = (read: (entry: string) => string | undefined, expected: string) =
 
 const PRICE_PROVIDERS = ['aws', 'azure', 'gcp', 'oci', 'lambda', 'runpod', 'vast'] as const;
 
+/** The kinds of caller GRAPHQL_TRUSTED_DOCUMENTS_ONLY can restrict to trusted documents. */
+export const TRUSTED_DOCUMENT_CALLERS = ['anonymous', 'agents', 'users'] as const;
+export type TrustedDocumentCaller = (typeof TRUSTED_DOCUMENT_CALLERS)[number];
+
 const envSchema = z.object({
   PORT: z
     .string()
@@ -103,6 +107,7 @@ const envSchema = z.object({
   DB_STATEMENT_TIMEOUT_MS: positiveInt(600_000).default(10_000),
   DB_LOCK_TIMEOUT_MS: positiveInt(600_000).default(5_000),
   DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: positiveInt(3_600_000).default(30_000),
+  REQUEST_TIMEOUT_MS: positiveInt(600_000).default(30_000),
   DATA_DIR: z.string().min(1, 'must not be empty').default('./.data'),
   PUBLIC_URL: url(['http:', 'https:']).optional(),
   SMTP_URL: url(['smtp:', 'smtps:']).optional(),
@@ -148,6 +153,28 @@ const envSchema = z.object({
     .pipe(z.array(z.enum(PRICE_PROVIDERS, { message: `must list only ${PRICE_PROVIDERS.join(', ')}` })))
     .default([...PRICE_PROVIDERS]),
   GRAPHQL_EXPLORER: booleanFlag.default(true),
+  GRAPHQL_TRUSTED_DOCUMENTS_ONLY: z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((caller) => caller.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.enum(TRUSTED_DOCUMENT_CALLERS, { message: `must list only ${TRUSTED_DOCUMENT_CALLERS.join(', ')}` })))
+    .default([]),
+  GRAPHQL_COST_PER_MIN: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER))
+    .default(100_000),
+  GRAPHQL_JIT: z
+    .string()
+    .regex(/^(off|\d+)$/, 'must be off or a whole number')
+    .transform((value) => (value === 'off' ? 0 : Number(value)))
+    .pipe(z.number().int().min(0).max(1_000_000, 'must be at most 1000000'))
+    .default(2),
   MCP_ALLOWED_ORIGINS: listOf(asOrigin, 'origins, each a scheme, a host and an optional port such as https://app.example.com').default([]),
   MCP_ALLOWED_HOSTS: listOf(asHostname, 'host names or addresses, each without a port, such as gateway, 10.0.0.5 or [::1]').default([]),
   OTEL_EXPORTER_OTLP_ENDPOINT: url(['http:', 'https:']).optional(),
@@ -165,6 +192,8 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   /** Bounds on every database connection of the process (db/timeouts.ts). */
   readonly databaseTimeouts: DatabaseTimeouts;
+  /** A client that has not sent its whole request (headers and body) by then is cut off (http/slow-clients.ts). */
+  readonly requestTimeoutMs: number;
   readonly dataDir: string;
   readonly publicUrl: string;
   readonly smtpUrl: string | undefined;
@@ -200,6 +229,18 @@ export interface Config {
   readonly reminderLeadMinutes: number;
   readonly priceProviders: readonly string[];
   readonly graphqlExplorer: boolean;
+  /**
+   * Callers who may send only the documents the build published (GraphQL over HTTP `documentId`, their
+   * hash, or their text): none by default. The operator (ADMIN_TOKEN) is never restricted.
+   */
+  readonly graphqlTrustedDocumentsOnly: readonly TrustedDocumentCaller[];
+  /** GraphQL cost points one caller may spend per minute, across processes; 0: not enforced (costs still reported). */
+  readonly graphqlCostPerMin: number;
+  /**
+   * A query or mutation is compiled by graphql-jit on its `graphqlJitAfter`-th request (2: the first
+   * time it comes again; 1: at once); 0 (`off`): graphql-js runs every operation.
+   */
+  readonly graphqlJitAfter: number;
   /**
    * Browser origins whose pages may call `/mcp`; a request with any other `Origin` is refused (403),
    * one without (agents send none) passes.
@@ -250,6 +291,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       lockMs: e.DB_LOCK_TIMEOUT_MS,
       idleInTransactionMs: e.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
     }),
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     dataDir: e.DATA_DIR,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
     smtpUrl: e.SMTP_URL,
@@ -276,6 +318,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     reminderLeadMinutes: e.REMINDER_LEAD_MINUTES,
     priceProviders: Object.freeze([...e.PRICE_PROVIDERS]),
     graphqlExplorer: e.GRAPHQL_EXPLORER,
+    graphqlTrustedDocumentsOnly: Object.freeze([...new Set(e.GRAPHQL_TRUSTED_DOCUMENTS_ONLY)]),
+    graphqlJitAfter: e.GRAPHQL_JIT,
+    graphqlCostPerMin: e.GRAPHQL_COST_PER_MIN,
     mcpAllowedOrigins: Object.freeze([...e.MCP_ALLOWED_ORIGINS]),
     mcpAllowedHosts: Object.freeze([...e.MCP_ALLOWED_HOSTS]),
     logLevel: e.LOG_LEVEL,

@@ -83,11 +83,15 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     RATE_LIMIT_AUTH_PER_MIN: '100000',
     RATE_LIMIT_TOKENS_PER_MIN: '100000',
     AGENT_CREATE_PER_MIN: '100000',
+    GRAPHQL_COST_PER_MIN: '1000000000',
     // A full run shares two cores with PostgreSQL and Chromium: a pool could wait longer than the 5 s
     // default for a connection. Tests about timeouts pass their own.
     DB_CONNECT_TIMEOUT_MS: '20000',
     // No adapter reaches the internet from a test; tests that want them pass their own.
     PRICE_PROVIDERS: '',
+    // Every operation compiled by graphql-jit on its first request, so that every GraphQL test runs
+    // the compiled path hot operations take (compiled-execution.test.ts compares it with graphql-js).
+    GRAPHQL_JIT: '1',
     ...options.env,
   });
   const statements: string[] = [];
@@ -151,3 +155,14 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 export const apiKey = (token: string) => ({ 'x-api-key': token });
+
+/**
+ * A GraphQL answer without its `extensions.cost` (every answer carries one, with the caller's budget
+ * left, which moves with each request): for tests about everything else in it.
+ */
+export function withoutCost<T extends object>(body: T): T {
+  const { extensions, ...rest } = body as { extensions?: Record<string, unknown> };
+  if (!extensions || !('cost' in extensions)) return body;
+  const { cost: _cost, ...others } = extensions;
+  return (Object.keys(others).length > 0 ? { ...rest, extensions: others } : rest) as T;
+}

@@ -49,7 +49,7 @@ export const sqlDefinitions = [
 
 export { createAgentsModule, type AgentsContext } from './agents/index.js';
 export { createAvailabilityModule } from './availability/index.js';
-export { createBookingEventsModule, type BookingEventsContext } from './booking-events/index.js';
+export { BOOKING_EVENTS_RESUMPTION, createBookingEventsModule, type BookingEventsContext } from './booking-events/index.js';
 export { createBookingsModule } from './bookings/index.js';
 export { createCalendarFeedsModule } from './calendar-feeds/index.js';
 export { createProposalsModule } from './proposals/index.js';

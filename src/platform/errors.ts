@@ -1,4 +1,5 @@
 import { isDatabaseUnavailable, isUnstorableText, violatedConstraint } from './db/pg-errors.js';
+import { boundFieldErrors, boundMessage } from './echo.js';
 
 /**
  * Domain errors. Services throw `AppError` with a code from this closed list; each transport
@@ -10,6 +11,10 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  /** GraphQL over HTTP: a `documentId` that names no trusted document. */
+  persisted_document_not_found: 404,
+  /** GraphQL: the operator accepts only trusted documents from this kind of caller (GRAPHQL_TRUSTED_DOCUMENTS_ONLY). */
+  trusted_document_required: 403,
   conflict: 409,
   /** A bound on how many of something one caller may have (webhooks per agent, operations per socket). */
   limit_exceeded: 409,
@@ -42,17 +47,21 @@ export interface RetryAdvice {
 
 export class AppError extends Error {
   readonly status: number;
+  /** Only for `validation`: which fields were wrong. */
+  readonly fields?: FieldErrors;
 
   constructor(
     readonly code: ErrorCode,
     message: string,
-    /** Only for `validation`: which fields were wrong. */
-    readonly fields?: FieldErrors,
+    fields?: FieldErrors,
+    /** Only for `rate_limited`: when to try again, and the budget that was spent. */
     readonly retry?: RetryAdvice,
   ) {
-    super(message);
+    // Whatever a message quotes, every transport answers a bounded one (echo.ts); quote with `echo()`.
+    super(boundMessage(message));
     this.name = 'AppError';
     this.status = ERROR_STATUS[code];
+    if (fields) this.fields = boundFieldErrors(fields);
   }
 
   static validation(fields: FieldErrors): AppError {

@@ -6,6 +6,7 @@
  * does. Over the DevTools protocol it then asks for `process.memoryUsage()` and forces full garbage
  * collections (`HeapProfiler.collectGarbage`), as `--expose-gc` would without changing the flags.
  */
+import { writeFile } from 'node:fs/promises';
 import WebSocket from 'ws';
 
 export interface MemoryReading {
@@ -21,11 +22,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export class GatewayInspector {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (result: unknown) => void; reject: (error: Error) => void }>();
+  /** The chunks of the heap snapshot being taken (the only events asked for). */
+  private snapshotChunks: string[] = [];
 
   private constructor(private readonly socket: WebSocket) {
     socket.on('message', (data) => {
-      const message = JSON.parse(String(data)) as { id?: number; result?: unknown; error?: { message: string } };
-      if (message.id === undefined) return; // events: none are enabled
+      const message = JSON.parse(String(data)) as { id?: number; method?: string; params?: { chunk?: string }; result?: unknown; error?: { message: string } };
+      if (message.id === undefined) {
+        if (message.method === 'HeapProfiler.addHeapSnapshotChunk') this.snapshotChunks.push(message.params?.chunk ?? '');
+        return;
+      }
       const waiting = this.pending.get(message.id);
       this.pending.delete(message.id);
       if (message.error) waiting?.reject(new Error(message.error.message));
@@ -72,6 +78,43 @@ export class GatewayInspector {
       result: { value: string };
     };
     return JSON.parse(result.value) as MemoryReading;
+  }
+
+  /** Writes a heap snapshot of the gateway (after a full collection) to `path`, for Chrome DevTools' Memory tab. */
+  async heapSnapshot(path: string): Promise<void> {
+    this.snapshotChunks = [];
+    await this.call('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+    await writeFile(path, this.snapshotChunks.join(''));
+    this.snapshotChunks = [];
+  }
+
+  /** Starts the V8 CPU profiler in the gateway (sampling every 100 µs). */
+  async startProfile(): Promise<void> {
+    await this.call('Profiler.enable');
+    await this.call('Profiler.setSamplingInterval', { interval: 100 });
+    await this.call('Profiler.start');
+  }
+
+  /** Stops the profiler and writes what it sampled to `path` (a `.cpuprofile`, as `--cpu-prof` writes). */
+  async stopProfile(path: string): Promise<void> {
+    const { profile } = (await this.call('Profiler.stop')) as { profile: unknown };
+    await writeFile(path, JSON.stringify(profile));
+  }
+
+  /**
+   * Starts V8's sampling heap profiler: one allocation in about every 32 KB is recorded with its stack.
+   * `garbage`: also when the object is collected later (what is made and thrown away per event), else
+   * only objects that outlived a young-generation collection (what the full collections must clear).
+   */
+  async startAllocationSampling(garbage: 'all' | 'outlived young'): Promise<void> {
+    await this.call('HeapProfiler.enable');
+    await this.call('HeapProfiler.startSampling', { samplingInterval: 32_768, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: garbage === 'all' });
+  }
+
+  /** Stops it and writes the samples to `path` (a `.heapprofile`, for Chrome DevTools' Memory tab). */
+  async stopAllocationSampling(path: string): Promise<void> {
+    const { profile } = (await this.call('HeapProfiler.stopSampling')) as { profile: unknown };
+    await writeFile(path, JSON.stringify(profile));
   }
 
   close(): void {

@@ -68,6 +68,11 @@
  * DATABASE_URL (an existing database instead of the embedded one; the bench adds its own agents and makes
  * one pass with that server's settings, which the summary names; BENCH_DURABILITY does not apply),
  * BENCH_S10_SUBSCRIBE_PER_SECOND (1,000; 0 = all at once),
+ * BENCH_S10_PROFILE_DIR (a directory: S10 writes the gateway's heap snapshot at each memory stage and a CPU
+ * profile of the subscriptions opening and of each round there, through the inspector; the figures of a
+ * profiled run are not comparable with others, and a heap snapshot stops the gateway for seconds, so
+ * sockets whose pong comes late are closed), BENCH_S10_PROFILE (cpu,heap by default; alloc adds the sampled
+ * allocations of each phase as `.heapprofile`, garbage included; promoted, only what outlived a young collection),
  * BENCH_SQL_STATS=1 (embedded database only: pg_stat_statements on; the statements that took the most
  * database time in the first timed round of S1 and of S5 are printed after it),
  * BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
@@ -76,7 +81,7 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -135,6 +140,13 @@ const S10_SOCKETS_PER_AGENT = 10;
 const S10_SUBSCRIPTIONS_PER_SOCKET = 10;
 const S10_LOCAL_ADDRESSES = ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'];
 const S10_SUBSCRIBE_PER_SECOND = Number(process.env.BENCH_S10_SUBSCRIBE_PER_SECOND ?? 1_000);
+/** S10: where to write the gateway's heap snapshots (per stage) and CPU profiles (subscribing, the rounds); none when unset. */
+const S10_PROFILE_DIR = process.env.BENCH_S10_PROFILE_DIR || undefined;
+const S10_PROFILES = new Set((process.env.BENCH_S10_PROFILE ?? 'cpu,heap').split(',').filter(Boolean));
+for (const kind of S10_PROFILES) if (!['cpu', 'heap', 'alloc', 'promoted'].includes(kind)) throw new Error(`BENCH_S10_PROFILE lists cpu, heap, alloc and promoted, not ${kind}`);
+const S10_CPU_PROFILES = S10_PROFILE_DIR !== undefined && S10_PROFILES.has('cpu');
+const S10_HEAP_SNAPSHOTS = S10_PROFILE_DIR !== undefined && S10_PROFILES.has('heap');
+const S10_ALLOCATION_SAMPLES = S10_PROFILE_DIR === undefined ? undefined : S10_PROFILES.has('alloc') ? 'all' : S10_PROFILES.has('promoted') ? 'outlived young' : undefined;
 if (!Number.isInteger(S10_SUBSCRIBE_PER_SECOND) || S10_SUBSCRIBE_PER_SECOND < 0) throw new Error('BENCH_S10_SUBSCRIBE_PER_SECOND must be a whole number, 0 or more');
 /** S10 creates a round: 20 a second for about BENCH_SECONDS, the same number for every agent. */
 const S10_CREATES = S10_AGENTS * Math.max(1, Math.round((20 * SECONDS) / S10_AGENTS));
@@ -1015,8 +1027,21 @@ async function scenarioS10(gateway: Target, agents: Agent[], inspectorPort: numb
     if (!inspector) return;
     const raw = await inspector.memory(false);
     memory.push({ stage, raw, collected: await inspector.memory(true) });
+    if (S10_PROFILE_DIR && S10_HEAP_SNAPSHOTS) await inspector.heapSnapshot(join(S10_PROFILE_DIR, `s10-${memory.length}-${stage.replace(/\W+/g, '-')}.heapsnapshot`));
+  };
+  const profiled = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
+    if (!inspector || !S10_PROFILE_DIR) return run();
+    if (S10_CPU_PROFILES) await inspector.startProfile();
+    if (S10_ALLOCATION_SAMPLES) await inspector.startAllocationSampling(S10_ALLOCATION_SAMPLES);
+    try {
+      return await run();
+    } finally {
+      if (S10_CPU_PROFILES) await inspector.stopProfile(join(S10_PROFILE_DIR, `s10-${name}.cpuprofile`));
+      if (S10_ALLOCATION_SAMPLES) await inspector.stopAllocationSampling(join(S10_PROFILE_DIR, `s10-${name}.heapprofile`));
+    }
   };
   const errors: string[] = [];
+  if (S10_PROFILE_DIR) await mkdir(S10_PROFILE_DIR, { recursive: true });
   try {
     await measure('idle, before the sockets');
     const plans = subscribed.flatMap((agent, a) =>
@@ -1039,7 +1064,8 @@ async function scenarioS10(gateway: Target, agents: Agent[], inspectorPort: numb
     // The subscriptions open at BENCH_S10_SUBSCRIBE_PER_SECOND (0: all at once, as after a deploy when every
     // client reconnects); the gateway has taken them when /readyz (a database round trip) answers promptly again.
     const subscribeStarted = performance.now();
-    await sqlStatsOf('S10: the subscriptions opening', async () => {
+    const subscribeCpu = await readCpu(gateway.pid, clusterDir, probe?.backendPids);
+    await sqlStatsOf('S10: the subscriptions opening', () => profiled('subscribing', async () => {
       await group.subscribe(S10_SUBSCRIBE_PER_SECOND);
       let prompt = 0;
       await waitFor(async () => {
@@ -1048,11 +1074,12 @@ async function scenarioS10(gateway: Target, agents: Agent[], inspectorPort: numb
         prompt = ok && performance.now() - asked < 50 ? prompt + 1 : 0;
         return prompt >= 3;
       }, 60_000);
-    });
+    }));
     const takenMs = Math.round(performance.now() - subscribeStarted);
+    const subscribeCpuMs = cpuMsPerRequest(subscribeCpu, await readCpu(gateway.pid, clusterDir, probe?.backendPids), subscriptions);
     note(
       `S10: ${subscriptions} subscribe messages sent ${S10_SUBSCRIBE_PER_SECOND ? `at ${S10_SUBSCRIBE_PER_SECOND} a second` : 'at once'}; ` +
-        `the gateway answered /readyz promptly again ${takenMs} ms after the first`,
+        `the gateway answered /readyz promptly again ${takenMs} ms after the first; gateway CPU ${subscribeCpuMs.server ?? 'n/a'} ms, PostgreSQL CPU ${subscribeCpuMs.database ?? 'n/a'} ms per subscription`,
     );
     // One event per agent proves every subscription live (and is the last thing they see before the idle reading).
     // A few at a time; a 503 (no database connection within DB_CONNECT_TIMEOUT_MS) is retried, and counted.
@@ -1084,11 +1111,25 @@ async function scenarioS10(gateway: Target, agents: Agent[], inspectorPort: numb
     await group.collect();
     await measure(`${subscriptions} idle subscriptions`);
 
-    const perRound: { round: number; p50: number | null; p99: number | null; createdP99: number; deliveries: number; expected: number; complete: number; events: number; createMs: number; drainMs: number }[] = [];
+    const perRound: {
+      round: number;
+      p50: number | null;
+      p99: number | null;
+      createdP99: number;
+      deliveries: number;
+      expected: number;
+      complete: number;
+      events: number;
+      createMs: number;
+      drainMs: number;
+      cpuMsPerEvent: { server: number | null; database: number | null };
+      breakdown: { commitToAnswer: string; commitToFirstReceipt: string; firstToLastReceipt: string };
+    }[] = [];
     const eventsPerAgent = S10_CREATES / S10_AGENTS;
-    for (let round = 0; round < ROUNDS; round++) {
-      const tracked: { id: string; agentId: string }[] = [];
+    for (let round = 0; round < ROUNDS; round++) await profiled(`round-${round + 1}`, async () => {
+      const tracked: { id: string; agentId: string; answeredAt: number }[] = [];
       const start = Date.UTC(s10Year(round), 0, 1);
+      const cpuBefore = await readCpu(gateway.pid, clusterDir, probe?.backendPids);
       const started = performance.now();
       for (let i = 0; i < S10_CREATES; i++) {
         const wait = started + i * S6_INTERVAL_MS - performance.now();
@@ -1096,7 +1137,7 @@ async function scenarioS10(gateway: Target, agents: Agent[], inspectorPort: numb
         const agent = subscribed[i % S10_AGENTS]!;
         const created = await postJson(gateway.base, '/api/bookings', JSON.parse(bookingBody(agent, start + i * 60 * MINUTE, 30)) as unknown, agent);
         if (created.status !== 201) throw new Error(`S10 create: ${created.status} ${JSON.stringify(created.body)}`);
-        tracked.push({ id: String(created.body.id), agentId: agent.id });
+        tracked.push({ id: String(created.body.id), agentId: agent.id, answeredAt: performance.timeOrigin + performance.now() });
       }
       const createMs = Math.round(performance.now() - started);
       await waitFor(async () => {
@@ -1105,6 +1146,8 @@ async function scenarioS10(gateway: Target, agents: Agent[], inspectorPort: numb
         return progress.fewest >= eventsPerAgent;
       }, 60_000);
       const drainMs = Math.round(performance.now() - started);
+      // Everything the gateway did for an event: its create (HTTP, the write) and its delivery to 100 subscriptions.
+      const cpuMsPerEvent = cpuMsPerRequest(cpuBefore, await readCpu(gateway.pid, clusterDir, probe?.backendPids), tracked.length);
       const collected = await group.collect();
       const { rows: commits } = await db!.query<{ id: string; committed: number | null }>(
         `select booking_id::text as id, extract(epoch from pg_xact_commit_timestamp(xmin)) * 1000 as committed
@@ -1115,18 +1158,33 @@ async function scenarioS10(gateway: Target, agents: Agent[], inspectorPort: numb
       const byCommit = committedAt.size === tracked.length;
       const sinceCommit: number[] = [];
       const sinceCreated: number[] = [];
+      // Where an event's time goes: until the 201 reached the bench, until its first subscription had it, and the spread to its last.
+      const toAnswer: number[] = [];
+      const toFirst: number[] = [];
+      const spread: number[] = [];
       let complete = 0;
       for (const event of tracked) {
         let all = true;
+        let first = Infinity;
+        let last = -Infinity;
         collected.receipts.forEach((receipts, index) => {
           if (collected.agents[index] !== event.agentId) return;
           const at = receipts.get(event.id);
           if (at === undefined) return void (all = false);
           if (byCommit) sinceCommit.push(at - committedAt.get(event.id)!);
           sinceCreated.push(at - collected.createdAt.get(event.id)!);
+          first = Math.min(first, at);
+          last = Math.max(last, at);
         });
         if (all) complete++;
+        if (byCommit && first !== Infinity) {
+          toAnswer.push(event.answeredAt - committedAt.get(event.id)!);
+          toFirst.push(first - committedAt.get(event.id)!);
+          spread.push(last - first);
+        }
       }
+      const p50p99 = (values: number[]) => (values.length ? `${round1(percentile(values, 50))} / ${round1(percentile(values, 99))}` : 'n/a');
+      const breakdown = { commitToAnswer: p50p99(toAnswer), commitToFirstReceipt: p50p99(toFirst), firstToLastReceipt: p50p99(spread) };
       const result = {
         round,
         p50: byCommit ? round1(percentile(sinceCommit, 50)) : null,
@@ -1138,14 +1196,18 @@ async function scenarioS10(gateway: Target, agents: Agent[], inspectorPort: numb
         events: tracked.length,
         createMs,
         drainMs,
+        cpuMsPerEvent,
+        breakdown,
       };
       perRound.push(result);
       note(
         `S10 round ${round + 1}: ${result.deliveries} of ${result.expected} deliveries; commit → receipt p50 ${result.p50 ?? 'n/a'} ms, p99 ${result.p99 ?? 'n/a'} ms ` +
-          `(createdAt → receipt p99 ${result.createdP99} ms); ${complete}/${tracked.length} events reached all their subscriptions; creates took ${createMs} ms, all delivered after ${drainMs} ms`,
+          `(createdAt → receipt p99 ${result.createdP99} ms); ${complete}/${tracked.length} events reached all their subscriptions; creates took ${createMs} ms, all delivered after ${drainMs} ms; ` +
+          `CPU per event (its create and its deliveries): gateway ${cpuMsPerEvent.server ?? 'n/a'} ms, PostgreSQL ${cpuMsPerEvent.database ?? 'n/a'} ms; ` +
+          `per event p50 / p99: commit → 201 at the bench ${breakdown.commitToAnswer} ms, commit → first receipt ${breakdown.commitToFirstReceipt} ms, first → last receipt ${breakdown.firstToLastReceipt} ms`,
       );
       if (complete !== tracked.length) problems.push(`S10 round ${round + 1}: ${tracked.length - complete} of ${tracked.length} events missed some of their agent's subscriptions (${result.deliveries} of ${result.expected} deliveries)`);
-    }
+    });
     if (errors.length) problems.push(`S10: ${errors.length} subscription errors, first: ${errors[0]}`);
     await group.stop();
     subscriberProcesses = undefined;
@@ -1165,8 +1227,17 @@ async function scenarioS10(gateway: Target, agents: Agent[], inspectorPort: numb
     console.log(`\n### S10 ${subscriptions.toLocaleString('en')} subscriptions on ${sockets.toLocaleString('en')} sockets of ${S10_AGENTS} agents, ${S10_CREATES} creates a round, one every ${S6_INTERVAL_MS} ms spread over the agents: commit → receipt\n`);
     console.log(
       markdownTable(
-        ['round', 'deliveries', 'commit → receipt p50 / p99 ms', 'createdAt → receipt p99 ms', 'events to all their subscriptions', 'creates took ms', 'all delivered after ms'],
-        perRound.map((r) => [r.round + 1, `${r.deliveries}/${r.expected}`, r.p50 === null ? 'n/a' : `${r.p50} / ${r.p99}`, r.createdP99, `${r.complete}/${r.events}`, r.createMs, r.drainMs]),
+        ['round', 'deliveries', 'commit → receipt p50 / p99 ms', 'createdAt → receipt p99 ms', 'events to all their subscriptions', 'creates took ms', 'all delivered after ms', 'gateway / PostgreSQL CPU ms per event'],
+        perRound.map((r) => [
+          r.round + 1,
+          `${r.deliveries}/${r.expected}`,
+          r.p50 === null ? 'n/a' : `${r.p50} / ${r.p99}`,
+          r.createdP99,
+          `${r.complete}/${r.events}`,
+          r.createMs,
+          r.drainMs,
+          `${r.cpuMsPerEvent.server ?? 'n/a'} / ${r.cpuMsPerEvent.database ?? 'n/a'}`,
+        ]),
       ),
     );
     if (memory.length) {
@@ -1189,13 +1260,14 @@ async function scenarioS10(gateway: Target, agents: Agent[], inspectorPort: numb
           `${memorySummary.perSubscriptionRssKB} KB RSS (after GC; issue target ≤ 8 KB heap per idle subscription)`,
       );
     }
-    report.S10 = { agents: S10_AGENTS, sockets, subscriptions, creates: S10_CREATES, intervalMs: S6_INTERVAL_MS, subscribeTakenMs: takenMs, warmUp503: unavailable, rounds: perRound, memory, ...memorySummary, errors: errors.length };
+    report.S10 = { agents: S10_AGENTS, sockets, subscriptions, creates: S10_CREATES, intervalMs: S6_INTERVAL_MS, subscribeTakenMs: takenMs, subscribeCpuMs, warmUp503: unavailable, rounds: perRound, memory, ...memorySummary, errors: errors.length };
     const p50 = summary(perRound.map((r) => r.p50 ?? Number.NaN));
     const p99 = summary(perRound.map((r) => r.p99 ?? Number.NaN));
     compact.push([
       `S10 ${subscriptions / 1000}k subscriptions, ${sockets} sockets, ${S10_AGENTS} agents, ${Math.round(1000 / Math.max(1, S6_INTERVAL_MS))} creates/s`,
       `commit → receipt p50 ${range(p50, 1)} ms, p99 ${range(p99, 1)} ms, ${perRound.every((r) => r.complete === r.events) ? 'all delivered' : 'MISSING deliveries'}; ` +
-        `${memorySummary.perSubscriptionHeapKB ?? 'n/a'} KB heap per idle subscription, ${memorySummary.perSocketHeapKB ?? 'n/a'} KB per socket`,
+        `${memorySummary.perSubscriptionHeapKB ?? 'n/a'} KB heap per idle subscription, ${memorySummary.perSocketHeapKB ?? 'n/a'} KB per socket; ` +
+        `gateway CPU ${perRound.map((r) => r.cpuMsPerEvent.server ?? 'n/a').join(', ')} ms per event, ${subscribeCpuMs.server ?? 'n/a'} ms per subscribe`,
       'n/a',
       'targets: p99 < 30 ms, ≤ 8 KB heap per idle subscription',
     ]);

@@ -8,6 +8,7 @@ import { Mailbox } from '../factories/mailbox.js';
 import { startSmtpServer } from '../factories/smtp.js';
 import { signIn, submitTool } from '../factories/users.js';
 import { startTestApp, type TestApp } from '../harness.js';
+import { VoteDocument } from '../../src/web/generated/pages/graphql.js';
 
 const ARTIFACTS = 'test-artifacts';
 
@@ -128,7 +129,9 @@ describe('/browse in headless Chromium', () => {
     const firstCard = page.getByTestId('tool-card').first();
     const before = Number(await firstCard.getByTestId('vote-count').textContent());
     // The button flips before the server answers (optimistic): the row is read once the vote is answered.
-    const voteAnswered = page.waitForResponse((response) => response.url().endsWith('/graphql') && (response.request().postData() ?? '').includes('toggleVote'));
+    // The page sends the document's id (the manifest's), not its text.
+    const voteId = VoteDocument.__meta__!.hash as string;
+    const voteAnswered = page.waitForResponse((response) => response.url().endsWith('/graphql') && (response.request().postData() ?? '').includes(voteId));
     await firstCard.getByRole('button', { name: /^Vote for/ }).click();
     await firstCard.getByRole('button', { name: /^Remove your vote/ }).waitFor();
     await voteAnswered;

@@ -66,6 +66,28 @@ describe('ActorResolver', () => {
     expect(new Set(answers)).toEqual(new Set([agent]));
     expect(tokens.lookups).toBe(1);
   });
+
+  it('looks again after a failed lookup instead of keeping the failure for the rest of the unit', async () => {
+    const actors = new ActorResolver(undefined);
+    let databaseAnswers = false;
+    let lookups = 0;
+    actors.accept({
+      claims: (token) => token.startsWith('agt_'),
+      resolve: async () => {
+        lookups++;
+        if (!databaseAnswers) throw new AppError('unavailable', 'the database is not answering');
+        return agent;
+      },
+    });
+    const connection = actors.once({ kind: 'token', token: 'agt_one' });
+    const during = await Promise.allSettled([connection(), connection()]);
+    expect(during.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+    expect(lookups).toBe(1);
+    databaseAnswers = true;
+    await expect(connection()).resolves.toBe(agent);
+    await expect(connection()).resolves.toBe(agent);
+    expect(lookups).toBe(2);
+  });
 });
 
 describe('notThePrincipal', () => {

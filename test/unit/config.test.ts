@@ -60,7 +60,21 @@ describe('loadConfig', () => {
     expect(config.priceProviders).toEqual([]);
   });
 
+  it('reads GRAPHQL_JIT as the request on which an operation is compiled (2 by default; off or 0: never)', () => {
+    expect(loadConfig({}).graphqlJitAfter).toBe(2);
+    expect(loadConfig({ GRAPHQL_JIT: '1' }).graphqlJitAfter).toBe(1);
+    expect(loadConfig({ GRAPHQL_JIT: 'off' }).graphqlJitAfter).toBe(0);
+    expect(loadConfig({ GRAPHQL_JIT: '0' }).graphqlJitAfter).toBe(0);
+  });
+
+  it('reads GRAPHQL_TRUSTED_DOCUMENTS_ONLY as the kinds of caller held to trusted documents (none by default)', () => {
+    expect(loadConfig({}).graphqlTrustedDocumentsOnly).toEqual([]);
+    expect(loadConfig({ GRAPHQL_TRUSTED_DOCUMENTS_ONLY: 'anonymous, users,anonymous' }).graphqlTrustedDocumentsOnly).toEqual(['anonymous', 'users']);
+  });
+
   it.each([
+    ['GRAPHQL_TRUSTED_DOCUMENTS_ONLY', 'anonymous,admins', /GRAPHQL_TRUSTED_DOCUMENTS_ONLY must list only anonymous, agents, users/],
+    ['GRAPHQL_JIT', 'on', /GRAPHQL_JIT must be off or a whole number/],
     ['PORT', 'abc', /PORT must be a whole number/],
     ['PORT', '70000', /PORT must be at most 65535/],
     ['BOOKING_CAP', '0', /BOOKING_CAP must be at least 1/],

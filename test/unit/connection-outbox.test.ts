@@ -59,6 +59,23 @@ describe('ConnectionOutbox', () => {
     expect(called).toEqual(['one', 'two']);
   });
 
+  it('frames every length a header has a form for, counted in bytes, and a message sent in pieces as one', async () => {
+    const { client, ws, outbox } = await connect();
+    const received: (string | Buffer)[] = [];
+    client.removeAllListeners('message');
+    client.on('message', (data, isBinary) => received.push(isBinary ? (data as Buffer) : String(data)));
+    // A 7-bit length up to 125 bytes, a 16-bit one from 126 to 65,535, a 64-bit one past it; 'é' is two bytes.
+    const texts = ['', 'a'.repeat(125), 'a'.repeat(126), 'é'.repeat(62) + 'a', 'é'.repeat(63), 'b'.repeat(65_535), 'é'.repeat(32_767) + 'c', 'é'.repeat(32_768)];
+    for (const text of texts) outbox.send(text);
+    outbox.sendJoined('{"id":"7","type":"next","payload":', '{"data":{"é":1}}', '}');
+    ws.send(Buffer.from([0, 1, 2, 255]));
+    await until(() => received.length === texts.length + 2);
+    expect(received.slice(0, texts.length).map((text) => Buffer.byteLength(text as string))).toEqual([0, 125, 126, 125, 126, 65_535, 65_535, 65_536]);
+    expect(received.slice(0, texts.length)).toEqual(texts);
+    expect(received.at(-2)).toBe('{"id":"7","type":"next","payload":{"data":{"é":1}}}');
+    expect(received.at(-1)).toEqual(Buffer.from([0, 1, 2, 255]));
+  });
+
   it('sends what came before a close before the close frame, and answers later sends with an error', async () => {
     const { client, ws, outbox, received } = await connect();
     outbox.send('last words');

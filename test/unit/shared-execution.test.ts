@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter, on } from 'node:events';
 import { buildSchema, parse, type ExecutionResult } from 'graphql';
 import { GRAPHQL_LIMITS } from '../../src/platform/graphql/limits.js';
@@ -173,5 +174,61 @@ describe('subscribeSharingExecution with a pushing source', () => {
     await next;
     expect(outcome).toMatchObject({ code: 'subscriber_lagging' });
     expect(log).toEqual([]);
+  });
+});
+
+describe('subscribeSharingExecution and units of work', () => {
+  it('runs each execution of an event in a unit of work of its own, outside the request that wrote the event', async () => {
+    const schema = buildSchema(`
+      type Query { ok: Boolean }
+      type Event { id: ID!, seenIn: String! }
+      type Subscription { events: Event! }
+    `);
+    const request = new AsyncLocalStorage<string>();
+    const unitOfWork = new AsyncLocalStorage<number>();
+    let units = 0;
+    const runInScope = <T>(operation: () => T): T => unitOfWork.run(++units, operation);
+    const streams: SubscriberStream[] = [];
+    const rootValue = {
+      events: () => {
+        const stream = new SubscriberStream(async function* (setLast) {
+          setLast(0n);
+          yield* [];
+        }, () => undefined);
+        streams.push(stream);
+        return stream;
+      },
+    };
+    const event = (id: string) => ({ events: { id, seenIn: () => `request ${request.getStore() ?? 'none'}, unit ${unitOfWork.getStore() ?? 'none'}` } });
+    const log: string[] = [];
+    const subscribe = (token: string) =>
+      request.run(`subscribe ${token}`, () =>
+        subscribeSharingExecution(
+          { schema, document: parse('subscription { events { id seenIn } }'), rootValue, contextValue: { token } },
+          {
+            viewerKey: (context) => (context as { token: string }).token,
+            payloadOf: (result) => result,
+            pushTarget: { next: (json) => log.push(json) > 0, keepingUp: () => true },
+            runInScope,
+          },
+        ),
+      ) as Promise<AsyncGenerator<ExecutionResult>>;
+    const subscriptions = await Promise.all([subscribe('a'), subscribe('a'), subscribe('b')]);
+    subscriptions.forEach((subscription) => void subscription.next());
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    for (const [id, cursor] of [['e1', 1n], ['e2', 2n]] as const) {
+      const shared = event(id);
+      // A write announces its events from its own request, after its commit.
+      request.run('POST /api/bookings', () => streams.forEach((stream) => stream.offer(shared as never, cursor)));
+    }
+    expect(log.map((json) => (JSON.parse(json) as { data: { events: { id: string; seenIn: string } } }).data.events)).toEqual([
+      { id: 'e1', seenIn: 'request none, unit 1' },
+      { id: 'e1', seenIn: 'request none, unit 1' },
+      { id: 'e1', seenIn: 'request none, unit 2' },
+      { id: 'e2', seenIn: 'request none, unit 3' },
+      { id: 'e2', seenIn: 'request none, unit 3' },
+      { id: 'e2', seenIn: 'request none, unit 4' },
+    ]);
+    await Promise.all(subscriptions.map((subscription) => subscription.return(undefined)));
   });
 });

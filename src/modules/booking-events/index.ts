@@ -23,6 +23,7 @@ import { BookingEvent } from './entities/booking-event.entity.js';
 import { BookingEventResolver, type BookingEventsContext } from './graphql/booking-event.resolver.js';
 import { NEWEST_EVENT } from './sql/booking-event.sql.js';
 import { recordBookingEventFunction } from './sql/record-booking-event.function.js';
+import type { ResumableSubscription } from '../../platform/graphql/sse.js';
 
 export { BookingEventBus } from './booking-event-bus.js';
 export { publicEventId } from './event-id.js';
@@ -52,6 +53,12 @@ function registerBookingEventMetrics(metrics: Metrics, bus: BookingEventBus, sta
     async (set) => set(Number(await bus.subscriberLag())),
   );
 }
+
+/**
+ * `bookingEvents` resumes from an event id: GraphQL over SSE writes each event's cursor as its SSE id
+ * and turns a reconnect's `Last-Event-ID` into `after`.
+ */
+export const BOOKING_EVENTS_RESUMPTION: ResumableSubscription = { field: 'bookingEvents', argument: 'after', cursorField: 'cursor' };
 
 export function createBookingEventsModule(deps: { notifications: Notifications; statements: Statements; logger: Logger; metrics: Metrics }) {
   const bus = new BookingEventBus(deps.notifications, deps.statements, deps.logger);

@@ -13,7 +13,7 @@ import { encodeBookingCursor, encodeOccurrenceCursor, type BookingCursor } from 
 import { checkRange } from './input-checks.js';
 import { isUuid } from '../../platform/uuid.js';
 import { idempotencyConflict, keysValidAfter, replay, requestHash, storeOutcome, type IdempotentRequest } from './idempotency.js';
-import { expandRule, parseRule, RecurrenceError, type ParsedRule, type Slot } from './recurrence.js';
+import { expandRule, parseNewRule, parseRule, RecurrenceError, type ParsedRule, type Slot } from './recurrence.js';
 import {
   BOOKED_SLOTS,
   BOOKING_BY_ID,
@@ -27,7 +27,7 @@ import {
   DUE_REMINDERS,
   SEND_BOOKING_REMINDER,
 } from './sql/booking.sql.js';
-
+import { echo } from '../../platform/echo.js';
 
 export const BOOKING_LIMITS = {
   agentIdMaxLength: SCHEDULING_LIMITS.agentIdMaxLength,
@@ -134,7 +134,8 @@ export class BookingService {
           actor.id,
           input.startsAt,
           input.endsAt,
-          input.rrule ?? null,
+          // A local UNTIL is stored as the UTC instant it names (RFC 5545 wants UTC with a zoned DTSTART).
+          plan.rule?.text ?? null,
           slotsJson(plan.slots),
           this.options.bookingCap,
           request?.key ?? null,
@@ -307,12 +308,14 @@ export class BookingService {
   async extendHorizons(): Promise<{ series: number; slots: number; skipped: number }> {
     const now = this.clock.now();
     const horizon = new Date(now.getTime() + BOOKING_LIMITS.horizonDays * DAY_MS);
+    // A series none of whose slots is left (its booked occurrences all cancelled, the next one beyond
+    // the horizon then) is extended from its start: joining only its slots left it unbooked for good.
     const due = await this.em.fork().execute<{ id: string; agent_id: string; last: Date | string }[]>(
-      `select b.id, b.agent_id, max(s.starts_at) as last
-         from bookings b join booking_slots s on s.booking_id = b.id
+      `select b.id, b.agent_id, coalesce(max(s.starts_at), b.starts_at) as last
+         from bookings b left join booking_slots s on s.booking_id = b.id
         where b.status = 'confirmed' and b.rrule is not null
         group by b.id
-       having max(s.starts_at) < ?`,
+       having coalesce(max(s.starts_at), b.starts_at) < ?`,
       [new Date(horizon.getTime() - DAY_MS)],
     );
     let slots = 0;
@@ -378,7 +381,7 @@ export class BookingService {
       fields.rrule = `must be at most ${BOOKING_LIMITS.rruleMaxLength} characters`;
     } else if (input.rrule !== undefined && input.rrule !== null && !fields.startsAt) {
       try {
-        rule = parseRule(input.rrule, input.startsAt);
+        rule = parseNewRule(input.rrule, input.startsAt);
       } catch (error) {
         if (!(error instanceof RecurrenceError)) throw error;
         fields.rrule = `is not a valid recurrence rule: ${error.message}`;
@@ -446,7 +449,7 @@ function tooManySlots(): AppError {
 }
 
 function bookingNotFound(bookingId: string): AppError {
-  return new AppError('not_found', `no booking ${bookingId}`);
+  return new AppError('not_found', `no booking ${echo(bookingId)}`);
 }
 
 

@@ -50,7 +50,8 @@ export { Booking } from './entities/booking.entity.js';
 export { BookingNode } from './graphql/booking.types.js';
 export { BOOKABLE_TIME, checkRange } from './input-checks.js';
 export { findStoredOutcome, replay, storeOutcome, type IdempotentRequest } from './idempotency.js';
-export { parseRule, RecurrenceError, type Slot } from './recurrence.js';
+export { feedSeries, irregularOccurrences, parseRule, recurrenceIdOf, RecurrenceError, type ParsedRule, type Slot } from './recurrence.js';
+export { offsetAt, utcDateTime, zoneTransitions } from './wall-clock.js';
 
 export const bookingsEntities = [Booking, BookingSlot, IdempotencyKey];
 export const bookingsResolvers = [BookingResolver];

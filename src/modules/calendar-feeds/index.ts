@@ -5,6 +5,8 @@
  * - calendar feed: a URL with its own token (`cal_…`, stored as SHA-256) that any calendar client can
  *   subscribe to; revoking it ends it.
  * - event: one VEVENT per booking; a series keeps its RRULE with EXDATEs for removed occurrences.
+ * - pinned occurrence: an occurrence the feed writes as a RECURRENCE-ID VEVENT at its instant, because calendar
+ *   apps would place it elsewhere around a daylight-saving change (a skipped or repeated wall-clock time).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';

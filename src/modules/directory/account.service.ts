@@ -1,15 +1,16 @@
-import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notThePrincipal, type Actor, type TokenResolver } from '../../platform/auth/actor.js';
 import { generateToken, sha256Hex } from '../../platform/auth/credentials.js';
 import { InvalidTokenError, type JwtIssuer } from '../../platform/auth/jwt.js';
 import type { Clock } from '../../platform/clock.js';
+import type { Statements } from '../../platform/db/statements.js';
+import { REDEEM_MAGIC_LINK } from './sql/directory.sql.js';
 import { AppError } from '../../platform/errors.js';
-import type { FastifyReply } from 'fastify';
-import type { RateLimitPolicy, RateLimits } from '../../platform/http/rate-limit.js';
+import { tighterBudget, type BudgetState, type RateLimitPolicy, type RateLimits } from '../../platform/http/rate-limit.js';
 import type { Mailer } from '../../platform/mail/mailer.js';
 import { MagicLinkToken } from './entities/magic-link-token.entity.js';
 import { ACCOUNT_LIMITS } from './limits.js';
+import { isEmail } from '../../platform/formats.js';
 
 export const MAGIC_LINK_TTL_MINUTES = 15;
 
@@ -52,9 +53,6 @@ export function viewerOf(actor: Actor): Account | undefined {
   return actor.kind === 'account' ? actor.account : undefined;
 }
 
-// zod's address rule (the common subset mail providers accept: no commas, brackets, quotes or
-// spaces, a dotted domain). Deliverability is the mail server's call.
-const EMAIL = z.email();
 
 export interface SignedIn {
   token: string;
@@ -66,6 +64,7 @@ export interface SignedIn {
 export class AccountService {
   constructor(
     private readonly em: EntityManager,
+    private readonly statements: Statements,
     private readonly clock: Clock,
     private readonly jwt: JwtIssuer,
     private readonly mailer: Mailer,
@@ -73,10 +72,14 @@ export class AccountService {
     private readonly rateLimits: RateLimits,
   ) {}
 
-  /** Normalises and checks an address; 400 naming `email` when it cannot be one. */
+  /**
+   * Normalises and checks an address: JSON Schema's `format: email`, as the REST schema states it (a
+   * dotted domain; no spaces, commas, brackets or quotes); deliverability is the mail server's call.
+   * 400 naming `email` when it cannot be one.
+   */
   checkEmail(raw: string): string {
     const email = raw.trim().toLowerCase();
-    if (email.length > ACCOUNT_LIMITS.emailMaxLength || !EMAIL.safeParse(email).success) throw AppError.validation({ email: 'must be an e-mail address' });
+    if (email.length > ACCOUNT_LIMITS.emailMaxLength || !isEmail(email)) throw AppError.validation({ email: `must be ${ACCOUNT_LIMITS.emailDescription}` });
     return email;
   }
 
@@ -84,10 +87,10 @@ export class AccountService {
    * Sends a one-time link valid MAGIC_LINK_TTL_MINUTES. The answer is the same whether or not the address has an
    * account, so the route cannot be used to find out who has one.
    */
-  async requestMagicLink(address: string, rawEmail: string, reply?: FastifyReply): Promise<void> {
-    await this.rateLimits.consumeByAddress(SIGN_IN_BY_IP, address, reply);
+  async requestMagicLink(address: string, rawEmail: string): Promise<BudgetState> {
+    const byIp = await this.rateLimits.consumeByAddress(SIGN_IN_BY_IP, address);
     const email = this.checkEmail(rawEmail);
-    await this.rateLimits.consume(SIGN_IN_BY_ADDRESS, email, reply);
+    const budget = tighterBudget(byIp, await this.rateLimits.consume(SIGN_IN_BY_ADDRESS, email));
     const token = generateToken('');
     const now = this.clock.now();
     this.em.create(MagicLinkToken, { tokenHash: sha256Hex(token), email, expiresAt: new Date(now.getTime() + MAGIC_LINK_TTL_MS), createdAt: now });
@@ -99,28 +102,17 @@ export class AccountService {
       text: `Sign in to the tool directory:\n\n${link}\n\n${MAGIC_LINK_LIFETIME} If you did not ask for it, ignore this e-mail.\n`,
       html: `<p>Sign in to the tool directory:</p><p><a href="${link}">Sign in</a></p><p>${MAGIC_LINK_LIFETIME} If you did not ask for it, ignore this e-mail.</p>`,
     });
+    return budget;
   }
 
   /** Redeems a link once (a conditional update), creating the account on first sign-in. */
-  async redeem(address: string, token: string, reply?: FastifyReply): Promise<SignedIn> {
-    await this.rateLimits.consumeByAddress(SIGN_IN_BY_IP, address, reply);
+  async redeem(address: string, token: string): Promise<{ signedIn: SignedIn; budget: BudgetState }> {
+    const budget = await this.rateLimits.consumeByAddress(SIGN_IN_BY_IP, address);
     const now = this.clock.now();
-    const user = await this.em.transactional(async (tx) => {
-      const [used] = await tx.execute<{ email: string }[]>(
-      `update magic_link_tokens set used_at = ? where token_hash = ? and used_at is null and expires_at > ? returning email`,
-        [now, sha256Hex(token), now],
-      );
-      if (!used) throw new AppError('unauthorized', 'the sign-in link is unknown, already used or expired: ask for a new one');
-      const [row] = await tx.execute<{ id: string; email: string }[]>(
-        `insert into users (id, email, created_at, last_sign_in_at) values (gen_random_uuid(), ?, ?, ?)
-         on conflict (email) do update set last_sign_in_at = excluded.last_sign_in_at
-         returning id, email`,
-        [used.email, now, now],
-      );
-      return { id: row!.id, email: row!.email };
-    });
+    const user = await this.statements.one(REDEEM_MAGIC_LINK, [sha256Hex(token), now]);
+    if (!user) throw new AppError('unauthorized', 'the sign-in link is unknown, already used or expired: ask for a new one');
     const session = await this.jwt.issue(user.id, { email: user.email });
-    return { token: session.token, expiresAt: session.expiresAt, user };
+    return { signedIn: { token: session.token, expiresAt: session.expiresAt, user }, budget };
   }
 
   /**

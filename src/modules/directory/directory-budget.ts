@@ -1,6 +1,5 @@
-import type { FastifyReply } from 'fastify';
 import type { Actor } from '../../platform/auth/actor.js';
-import type { RateLimitPolicy, RateLimits } from '../../platform/http/rate-limit.js';
+import type { BudgetState, RateLimitPolicy, RateLimits } from '../../platform/http/rate-limit.js';
 import { viewerOf } from './account.service.js';
 
 export interface DirectoryLimits {
@@ -25,10 +24,9 @@ export class DirectoryBudget {
     this.signedIn = { name: 'directory-user', points: limits.signedInPerMinute, durationSeconds: 60 };
   }
 
-  /** Spends one unit, or fails with 429 `rate_limited`; `reply` (REST) also gets the RateLimit-* headers. */
-  async spend(actor: Actor, address: string, reply?: FastifyReply): Promise<void> {
+  /** Spends one unit and answers what is left, or fails with 429 `rate_limited`. */
+  async spend(actor: Actor, address: string): Promise<BudgetState> {
     const account = viewerOf(actor);
-    if (account) await this.rateLimits.consume(this.signedIn, account.id, reply);
-    else await this.rateLimits.consumeByAddress(this.anonymous, address, reply);
+    return account ? this.rateLimits.consume(this.signedIn, account.id) : this.rateLimits.consumeByAddress(this.anonymous, address);
   }
 }

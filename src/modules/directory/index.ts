@@ -15,6 +15,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
 import type { JwtIssuer } from '../../platform/auth/jwt.js';
 import type { Clock } from '../../platform/clock.js';
+import type { Statements } from '../../platform/db/statements.js';
 import type { PlatformContext } from '../../platform/graphql/server.js';
 import type { RateLimits } from '../../platform/http/rate-limit.js';
 import type { Mailer } from '../../platform/mail/mailer.js';
@@ -30,6 +31,8 @@ import { createDirectoryLoaders } from './graphql/loaders.js';
 import { DirectoryBudget, type DirectoryLimits } from './directory-budget.js';
 import { registerDirectoryRoutes } from './rest/directory.routes.js';
 import { ToolService } from './tool.service.js';
+import { redeemMagicLinkFunction } from './sql/redeem-magic-link.function.js';
+import { toggleVoteFunction } from './sql/toggle-vote.function.js';
 import { votesMaintainCountsTrigger } from './sql/votes-maintain-counts.trigger.js';
 
 export type { DirectoryContext } from './graphql/context.js';
@@ -40,10 +43,11 @@ export const directoryEntities = [Category, User, Tool, Vote, MagicLinkToken];
 export const directoryResolvers = [DirectoryResolver];
 
 /** The module's functions and triggers, in their current definitions (applied after the migrations). */
-export const directorySqlDefinitions = [votesMaintainCountsTrigger];
+export const directorySqlDefinitions = [votesMaintainCountsTrigger, toggleVoteFunction, redeemMagicLinkFunction];
 
 export interface DirectoryDeps {
   em: EntityManager;
+  statements: Statements;
   clock: Clock;
   jwt: JwtIssuer;
   mailer: Mailer;
@@ -54,8 +58,8 @@ export interface DirectoryDeps {
 
 export function createDirectoryModule(deps: DirectoryDeps) {
   registerConstraintErrors(DIRECTORY_CONSTRAINTS);
-  const tools = new ToolService(deps.em, deps.clock);
-  const accounts = new AccountService(deps.em, deps.clock, deps.jwt, deps.mailer, deps.publicUrl, deps.rateLimits);
+  const tools = new ToolService(deps.em, deps.statements, deps.clock);
+  const accounts = new AccountService(deps.em, deps.statements, deps.clock, deps.jwt, deps.mailer, deps.publicUrl, deps.rateLimits);
   const budget = new DirectoryBudget(deps.rateLimits, deps.limits);
   return {
     tools,

@@ -5,6 +5,8 @@
 export const ACCOUNT_LIMITS = {
   /** RFC 5321's longest deliverable address. */
   emailMaxLength: 254,
+  /** What the REST schema and the service call a valid address (`format: email`). */
+  emailDescription: 'an e-mail address',
   /** A magic-link token as sent back (ours are 43 characters; longer is never one). */
   magicLinkTokenMaxLength: 200,
 } as const;

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../platform/auth/actor.js';
 import type { Clock } from '../../platform/clock.js';
+import type { Statements } from '../../platform/db/statements.js';
+import { CATEGORIES, DIRECTORY_STATS, TOGGLE_VOTE, TRENDING_ORDER } from './sql/directory.sql.js';
 import { violatedConstraint } from '../../platform/db/pg-errors.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import { Category } from './entities/category.entity.js';
@@ -9,11 +11,15 @@ import { checkToolSubmission, SUBMISSION_LIMITS, type AuthMethod, type PricingMo
 import { accountOf } from './account.service.js';
 import { Vote } from './entities/vote.entity.js';
 import { normalizeToolUrl, slugify } from './tool-url.js';
+import { echo } from '../../platform/echo.js';
+import { followsPattern } from '../../platform/formats.js';
 
 export const TOOL_LIMITS = {
   ...SUBMISSION_LIMITS,
   pageSizeDefault: 20,
   pageSizeMax: 100,
+  /** The last page one may ask for (REST and GraphQL): pages of 100 reach the first million tools, and the offset stays far inside SQL's integers. */
+  pageMax: 10_000,
   leaderboardDefault: 20,
   leaderboardMax: 100,
   agentIdMaxLength: 128,
@@ -24,8 +30,13 @@ export const TOOL_LIMITS = {
   trendingCacheMs: 10_000,
 } as const;
 
+const CATEGORY_SLUG_MAX_LENGTH = 100;
 /** What a category slug can look like (the column holds up to 100 characters); anything else names none. */
-const CATEGORY_SLUG = /^[a-z0-9-]{1,100}$/;
+export const CATEGORY_SLUG = {
+  pattern: `^[a-z0-9-]{1,${CATEGORY_SLUG_MAX_LENGTH}}$`,
+  maxLength: CATEGORY_SLUG_MAX_LENGTH,
+  description: 'a category slug (lower-case letters, digits and hyphens)',
+} as const;
 
 export const TOOL_SORTS = ['votes', 'newest', 'trending'] as const;
 export type ToolSort = (typeof TOOL_SORTS)[number];
@@ -97,9 +108,20 @@ export function toToolView(tool: Tool): ToolView {
 function checkPage(page: number, limit: number, max: number): void {
   const fields: FieldErrors = {};
   if (!Number.isInteger(page) || page < 1) fields.page = 'must be a positive integer';
+  else if (page > TOOL_LIMITS.pageMax) fields.page = `must be at most ${TOOL_LIMITS.pageMax}`;
   if (!Number.isInteger(limit) || limit < 1) fields.limit = 'must be a positive integer';
   else if (limit > max) fields.limit = `must be at most ${max}`;
   if (Object.keys(fields).length) throw AppError.validation(fields);
+}
+
+/**
+ * A tool id, as GraphQL's Int or as a path spells it: a path's decimal digits of a safe integer
+ * (`Number()` would take `1.0`, `0x10` and `1e3`, and round 9007199254740993 to another id).
+ * Undefined when it names no tool.
+ */
+function toolIdOf(id: number | string): number | undefined {
+  const value = typeof id === 'number' ? id : /^\d{1,15}$/.test(id) ? Number(id) : Number.NaN;
+  return Number.isSafeInteger(value) && value > 0 ? value : undefined;
 }
 
 function checkAgentId(agentId: string | undefined): void {
@@ -115,6 +137,7 @@ export class ToolService {
 
   constructor(
     private readonly em: EntityManager,
+    private readonly statements: Statements,
     private readonly clock: Clock,
   ) {}
 
@@ -122,8 +145,8 @@ export class ToolService {
     checkPage(query.page, query.limit, TOOL_LIMITS.pageSizeMax);
     let categoryId: number | undefined;
     if (query.category !== undefined) {
-      const category = CATEGORY_SLUG.test(query.category) ? await this.em.findOne(Category, { slug: query.category }) : null;
-      if (!category) throw AppError.validation({ category: `${query.category} is not a category slug` });
+      const category = followsPattern(query.category, CATEGORY_SLUG) ? await this.em.findOne(Category, { slug: query.category }) : null;
+      if (!category) throw AppError.validation({ category: `${echo(query.category)} is not a category slug` });
       categoryId = category.id;
     }
     const where = categoryId === undefined ? {} : { category: categoryId };
@@ -145,9 +168,10 @@ export class ToolService {
     return { tools: tools.map(toToolView), page: query.page, totalPages: Math.ceil(totalTools / query.limit), totalTools };
   }
 
-  async get(id: number): Promise<ToolView> {
-    const tool = Number.isSafeInteger(id) && id > 0 ? await this.em.findOne(Tool, id, { populate: ['category'] }) : null;
-    if (!tool) throw new AppError('not_found', `no tool ${id}`);
+  async get(id: number | string): Promise<ToolView> {
+    const toolId = toolIdOf(id);
+    const tool = toolId === undefined ? null : await this.em.findOne(Tool, toolId, { populate: ['category'] });
+    if (!tool) throw new AppError('not_found', `no tool ${echo(id)}`);
     return toToolView(tool);
   }
 
@@ -197,26 +221,17 @@ export class ToolService {
    * Toggles the caller's vote. One user's toggles on one tool run one at a time (an advisory lock on
    * the pair), and `vote_count` is maintained by a trigger on `votes`, so it always equals the rows.
    */
-  async toggleVote(actor: Actor, toolId: number, agentId?: string): Promise<{ voted: boolean; voteCount: number }> {
+  async toggleVote(actor: Actor, id: number | string, agentId?: string): Promise<{ voted: boolean; voteCount: number }> {
     const user = accountOf(actor);
     checkAgentId(agentId);
-    return this.em.transactional(async (tx) => {
-      const exists = Number.isSafeInteger(toolId) && toolId > 0 ? await tx.findOne(Tool, toolId, { fields: ['id'] }) : null;
-      if (!exists) throw new AppError('not_found', `no tool ${toolId}`);
-      await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`vote:${user.id}:${toolId}`]);
-      const removed = await tx.nativeDelete(Vote, { tool: toolId, user: user.id });
-      if (!removed) await tx.insert(Vote, { tool: toolId, user: user.id, agentId: agentId ?? null, createdAt: this.clock.now() });
-      const [row] = await tx.execute<{ vote_count: number }[]>('select vote_count from tools where id = ?', [toolId]);
-      return { voted: !removed, voteCount: Number(row?.vote_count ?? 0) };
-    });
+    const toolId = toolIdOf(id);
+    const row = toolId === undefined ? undefined : await this.statements.one(TOGGLE_VOTE, [user.id, toolId, agentId ?? null, this.clock.now()]);
+    if (!row || 'missing' in row.outcome) throw new AppError('not_found', `no tool ${echo(id)}`);
+    return { voted: row.outcome.voted, voteCount: Number(row.outcome.voteCount) };
   }
 
   async categories(): Promise<CategoryView[]> {
-    const rows = await this.em.execute<{ id: number; name: string; slug: string; tool_count: string }[]>(
-      `select c.id, c.name, c.slug, count(t.id) as tool_count
-         from categories c left join tools t on t.category_id = c.id
-        group by c.id order by c.position, c.id`,
-    );
+    const rows = await this.statements.rows(CATEGORIES, []);
     return rows.map((row) => ({ id: row.id, name: row.name, slug: row.slug, toolCount: Number(row.tool_count) }));
   }
 
@@ -235,12 +250,7 @@ export class ToolService {
   }
 
   async stats(): Promise<DirectoryStats> {
-    const [row] = await this.em.execute<Record<string, string>[]>(
-      `select (select count(*) from tools) as total_tools,
-              (select count(*) from votes) as total_votes,
-              (select count(*) from tools where submission_source = 'agent') as agent_submissions,
-              (select count(*) from votes where agent_id is not null) as agent_votes`,
-    );
+    const row = await this.statements.one(DIRECTORY_STATS, []);
     return {
       totalTools: Number(row?.total_tools ?? 0),
       totalVotes: Number(row?.total_votes ?? 0),
@@ -276,18 +286,7 @@ export class ToolService {
 
   private async computeTrendingOrder(today: string, categoryId: number | undefined): Promise<number[]> {
     const decayPerDay = Math.LN2 / TOOL_LIMITS.trendingHalfLifeDays;
-    const rows = await this.em.fork().execute<{ id: string }[]>(
-      `with recent as (
-         select tool_id, sum(votes * exp((day - ?::date)::float8 * ?)) as score
-           from tool_vote_days
-          where day > ?::date - ?::int and day <= ?::date
-          group by tool_id
-       )
-       select t.id from tools t left join recent r on r.tool_id = t.id
-        where (?::int is null or t.category_id = ?::int)
-        order by coalesce(r.score, 0) desc, t.vote_count desc, t.id desc`,
-      [today, decayPerDay, today, TOOL_LIMITS.trendingDays, today, categoryId ?? null, categoryId ?? null],
-    );
+    const rows = await this.statements.rows(TRENDING_ORDER, [today, decayPerDay, TOOL_LIMITS.trendingDays, categoryId ?? null]);
     return rows.map((row) => Number(row.id));
   }
 }

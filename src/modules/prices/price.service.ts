@@ -8,6 +8,7 @@ import { GPUS, isGpuSlug, isProvider, savingsPct, type GpuSlug, type Provider } 
 import { REFERENCE_SNAPSHOT } from './reference-snapshot.js';
 import { PRICE_SNAPSHOTS_CHANNEL } from './sql/add-price-snapshot.function.js';
 import { ADD_PRICE_SNAPSHOT, PRICE_FEED, PRICE_HISTORY, type PriceRow } from './sql/price.sql.js';
+import { echo } from '../../platform/echo.js';
 
 /** One GPU at one provider, from the newest snapshot that holds the pair. */
 export interface PriceView {
@@ -125,7 +126,7 @@ export class PriceService {
   }
 
   async forGpu(slug: string): Promise<PriceFeed> {
-    if (!isGpuSlug(slug)) throw new AppError('not_found', `no GPU ${slug}; known: ${Object.keys(GPUS).join(', ')}`);
+    if (!isGpuSlug(slug)) throw new AppError('not_found', `no GPU ${echo(slug)}; known: ${Object.keys(GPUS).join(', ')}`);
     const feed = await this.feed();
     return { updatedAt: feed.updatedAt, prices: feed.prices.filter((row) => row.slug === slug) };
   }
@@ -163,7 +164,7 @@ export class PriceService {
    * answer is never silently partial.
    */
   async history(slug: string, provider: string | undefined, from: Date | undefined, to: Date | undefined): Promise<PriceView[]> {
-    if (!isGpuSlug(slug)) throw new AppError('not_found', `no GPU ${slug}`);
+    if (!isGpuSlug(slug)) throw new AppError('not_found', `no GPU ${echo(slug)}`);
     if (provider !== undefined && !isProvider(provider)) throw AppError.validation({ provider: 'is not a known provider' });
     const rows = await this.statements.rows(PRICE_HISTORY, [slug, provider ?? null, from ?? null, to ?? null, PRICE_HISTORY_LIMITS.maxRows + 1]);
     if (rows.length > PRICE_HISTORY_LIMITS.maxRows) {

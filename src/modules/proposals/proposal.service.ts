@@ -18,6 +18,7 @@ import { SCHEDULING_LIMITS } from '../../platform/api-limits.js';
 import { refusal, requireParty } from './access.js';
 import { encodeProposalCursor, type ProposalCursor } from './list-cursors.js';
 import { applyFanOutLimits, fanOutRefusal, type FanOutLimits } from '../agents/index.js';
+import { echo } from '../../platform/echo.js';
 
 export const PROPOSAL_LIMITS = {
   agentIdMaxLength: SCHEDULING_LIMITS.agentIdMaxLength,
@@ -78,7 +79,7 @@ function revive(view: ProposalView): ProposalView {
 }
 
 function proposalNotFound(proposalId: string): AppError {
-  return new AppError('not_found', `no proposal ${proposalId}`);
+  return new AppError('not_found', `no proposal ${echo(proposalId)}`);
 }
 
 function fromProposalRow(row: ProposalRow): ProposalView {

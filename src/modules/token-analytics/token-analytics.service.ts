@@ -2,8 +2,11 @@ import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { analyse, assessSafety, type TokenAnalytics, type TokenSafety } from './analytics.js';
 import { ScreenerUnavailableError, type ScreenerClient, type ScreenerPair } from './screener.client.js';
+import { echo } from '../../platform/echo.js';
+import { followsPattern, type PatternRule } from '../../platform/formats.js';
 
-const MINT = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+/** A Solana mint address: base58 (no 0, O, I or l), 32 to 44 characters; the REST schema states the same. */
+export const MINT: PatternRule = { pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$', description: 'a base58 token mint of 32 to 44 characters' };
 /** Screener answers younger than this are served without asking again. */
 const FRESH_MS = 60_000;
 /** At most this many tokens are cached (the oldest is dropped first). */
@@ -67,7 +70,7 @@ export class TokenAnalyticsService {
   }
 
   private async pairsOf(mint: string): Promise<{ pairs: ScreenerPair[]; provenance: Provenance }> {
-    if (!MINT.test(mint)) throw AppError.validation({ mint: 'must be a base58 token mint of 32 to 44 characters' });
+    if (!followsPattern(mint, MINT)) throw AppError.validation({ mint: `must be ${MINT.description}` });
     const now = this.clock.now();
     const cached = this.cache.get(mint);
     const provenance = (entry: CacheEntry, stale: boolean): Provenance => ({
@@ -117,6 +120,6 @@ export class TokenAnalyticsService {
   }
 
   private noPairs(mint: string): AppError {
-    return new AppError('not_found', `the screener knows no pairs for ${mint}`);
+    return new AppError('not_found', `the screener knows no pairs for ${echo(mint)}`);
   }
 }

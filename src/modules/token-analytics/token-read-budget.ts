@@ -1,5 +1,4 @@
-import type { FastifyReply } from 'fastify';
-import type { RateLimitPolicy, RateLimits } from '../../platform/http/rate-limit.js';
+import type { BudgetState, RateLimitPolicy, RateLimits } from '../../platform/http/rate-limit.js';
 
 /**
  * Token reads per client address and minute, one rule for REST and MCP. Every read may cost a call to
@@ -16,8 +15,8 @@ export class TokenReadBudget {
     this.policy = { name: 'token-reads', points: perMinute, durationSeconds: 60 };
   }
 
-  /** Spends one read, or fails with 429 `rate_limited`; `reply` (REST) also gets the RateLimit-* headers. */
-  spend(address: string, reply?: FastifyReply): Promise<void> {
-    return this.rateLimits.consumeByAddress(this.policy, address, reply);
+  /** Spends one read and answers what is left, or fails with 429 `rate_limited`. */
+  spend(address: string): Promise<BudgetState> {
+    return this.rateLimits.consumeByAddress(this.policy, address);
   }
 }

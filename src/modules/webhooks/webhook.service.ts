@@ -20,6 +20,8 @@ import { WriteBatcher } from '../../platform/db/write-batcher.js';
 import type { CounterSeries } from '../../platform/metrics/families.js';
 import { RecentTotals } from '../../platform/metrics/recent-totals.js';
 import { SCHEDULING_LIMITS } from '../../platform/api-limits.js';
+import { echo } from '../../platform/echo.js';
+import { HTTP_URL_WITHOUT_CREDENTIALS, isHttpUrl } from '../../platform/formats.js';
 
 /** Delivery jobs queued before the dispatcher existed still run under this name. */
 export const DELIVER_WEBHOOK_TASK = 'deliver_webhook';
@@ -102,9 +104,14 @@ export interface DeliveryView {
   createdAt: Date;
 }
 
+/** What a webhook's URL must be: http(s), RFC 3986, no credentials (then a public address, unless WEBHOOK_ALLOW_PRIVATE). */
+export const WEBHOOK_URL = HTTP_URL_WITHOUT_CREDENTIALS;
+
 export const WEBHOOK_LIMITS = {
   /** An endpoint URL, in the REST schema and the service's own check (GraphQL and MCP reach only that). */
   urlMaxLength: 2048,
+  /** Event names in one registration (each at most once counts; a longer list only repeats them). */
+  eventsMax: 10,
 } as const;
 
 function toWebhookView(webhook: Webhook): WebhookView {
@@ -212,11 +219,11 @@ export class WebhookService {
     filter: { webhookId?: string | undefined; status?: DeliveryStatus | undefined; deliveryId?: string; limit: number },
   ): Promise<DeliveryView[]> {
     const actor = agentOf(caller);
-    if (filter.webhookId) await this.findOwned(actor, filter.webhookId);
+    if (filter.webhookId !== undefined) await this.findOwned(actor, filter.webhookId);
     const deliveries = await this.em.find(
       WebhookDelivery,
       {
-        webhook: filter.webhookId ? filter.webhookId : { agent: actor.id },
+        webhook: filter.webhookId !== undefined ? filter.webhookId : { agent: actor.id },
         ...(filter.status ? { status: filter.status } : {}),
         ...(filter.deliveryId ? { id: filter.deliveryId } : {}),
       },
@@ -245,7 +252,7 @@ export class WebhookService {
   async redeliver(caller: Actor, deliveryId: string): Promise<DeliveryView> {
     const actor = agentOf(caller);
     const original = isUuid(deliveryId) ? await this.em.findOne(WebhookDelivery, deliveryId, { populate: ['webhook'] }) : null;
-    if (!original) throw new AppError('not_found', `no delivery ${deliveryId}`);
+    if (!original) throw new AppError('not_found', `no delivery ${echo(deliveryId)}`);
     requireOwner(actor, original.webhook.agent.id, 'delivery');
     const copy = await this.em.transactional(async (tx) => {
       const delivery = tx.create(WebhookDelivery, {
@@ -431,15 +438,17 @@ export class WebhookService {
   }
 
   private async checkUrl(raw: string): Promise<URL> {
+    if (raw.length > WEBHOOK_LIMITS.urlMaxLength) throw AppError.validation({ url: `must be at most ${WEBHOOK_LIMITS.urlMaxLength} characters` });
+    // The rule the REST schema states (webhook.schemas.ts); WHATWG's parser must then read it too.
+    const malformed = AppError.validation({ url: `must be ${WEBHOOK_URL.description}` });
+    // Surrounding white space is forgiven, as WHATWG's parser forgives it; the REST schema is stricter.
+    if (!isHttpUrl(raw.trim(), WEBHOOK_URL)) throw malformed;
     let url: URL;
     try {
       url = new URL(raw);
     } catch {
-      throw AppError.validation({ url: 'must be an absolute http or https URL' });
+      throw malformed;
     }
-    if (raw.length > WEBHOOK_LIMITS.urlMaxLength) throw AppError.validation({ url: `must be at most ${WEBHOOK_LIMITS.urlMaxLength} characters` });
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw AppError.validation({ url: 'must be an absolute http or https URL' });
-    if (url.username || url.password) throw AppError.validation({ url: 'must not carry credentials' });
     let refused: string | undefined;
     try {
       refused = await refusedTarget(url, this.settings.allowPrivate, this.resolver);
@@ -454,14 +463,16 @@ export class WebhookService {
   private checkEvents(events: readonly string[] | undefined): BookingEventType[] {
     if (events === undefined) return [...BOOKING_EVENT_TYPES];
     if (events.length === 0) throw AppError.validation({ events: 'must list at least one event, or be omitted for all' });
-    const unknown = events.find((event) => !(BOOKING_EVENT_TYPES as readonly string[]).includes(event));
-    if (unknown) throw AppError.validation({ events: `${unknown} is not one of ${BOOKING_EVENT_TYPES.join(', ')}` });
+    if (events.length > WEBHOOK_LIMITS.eventsMax) throw AppError.validation({ events: `must list at most ${WEBHOOK_LIMITS.eventsMax} events` });
+    // Named by index, as the REST schema's item enum names it.
+    const unknown = events.findIndex((event) => !(BOOKING_EVENT_TYPES as readonly string[]).includes(event));
+    if (unknown >= 0) throw AppError.validation({ [`events.${unknown}`]: `must be one of ${BOOKING_EVENT_TYPES.join(', ')} (not ${echo(events[unknown]!)})` });
     return [...new Set(events)] as BookingEventType[];
   }
 
   private async findOwned(actor: AgentRecord, webhookId: string): Promise<Webhook> {
     const webhook = isUuid(webhookId) ? await this.em.findOne(Webhook, webhookId) : null;
-    if (!webhook) throw new AppError('not_found', `no webhook ${webhookId}`);
+    if (!webhook) throw new AppError('not_found', `no webhook ${echo(webhookId)}`);
     requireOwner(actor, webhook.agent.id, 'webhook');
     return webhook;
   }

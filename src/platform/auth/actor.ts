@@ -79,10 +79,22 @@ export class ActorResolver {
     }
   }
 
-  /** Memoises `resolve` for one unit (a request, an operation, a connection). */
+  /**
+   * Memoises `resolve` for one unit (a request, an operation, a connection). A lookup that failed (the
+   * database did not answer) is not kept: a WebSocket connection lives for hours, and its next
+   * operation looks again instead of failing like the first.
+   */
   once(credential: PresentedCredential): () => Promise<Actor> {
     let actor: Promise<Actor> | undefined;
-    return () => (actor ??= this.resolve(credential));
+    return () => {
+      if (actor) return actor;
+      const resolving = this.resolve(credential);
+      actor = resolving;
+      resolving.catch(() => {
+        if (actor === resolving) actor = undefined;
+      });
+      return resolving;
+    };
   }
 }
 

@@ -9,6 +9,10 @@ export const GRAPHQL_LIMITS = {
   maxDepth: 10,
   /** Aliases in one document: each alias runs its field again. */
   maxAliases: 15,
+  /** Characters of one name (field, alias, argument, variable, fragment, operation): the answer repeats aliases and unknown names. */
+  maxNameLength: 128,
+  /** Errors in one answer (validation stops at this many; the rest of a longer list is summed up in one more). */
+  maxErrorsPerAnswer: 20,
   /** graphql-armor's cost: every field and every level of nesting costs. */
   maxCost: 5_000,
   /** One WebSocket message; above it the socket is closed with 1009 (message too big). */
@@ -25,6 +29,8 @@ export const GRAPHQL_LIMITS = {
   maxPushesAwaitingExecution: 1_000,
   /** How long a new socket may take to send `connection_init` before it is closed with 4408. */
   connectionInitWaitMs: 3_000,
+  /** Operations kept compiled by graphql-jit (least recently used go first); each is compiled on its second request. */
+  maxCompiledOperations: 1_000,
 } as const;
 
 /** Counts open connections per key (address, credential) and refuses one over the bound. */

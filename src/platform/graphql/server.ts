@@ -1,9 +1,9 @@
-import { ApolloServer, type BaseContext } from '@apollo/server';
+import { ApolloServer, type ApolloServerOptionsWithGateway, type BaseContext } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
+import { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { execute, GraphQLError, parse, specifiedRules, validate, type DocumentNode, type ExecutionArgs, type GraphQLSchema } from 'graphql';
+import { execute, getOperationAST, GraphQLError, specifiedRules, validate, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { IncomingMessage } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -12,14 +12,24 @@ import { parseCredential, type PresentedCredential } from '../auth/credentials.j
 import { AppError } from '../errors.js';
 import { addressKey } from '../http/client-address.js';
 import type { Logger } from '../logger.js';
-import { formatGraphQLError } from './errors.js';
+import { capErrors, capErrorsPlugin, formatGraphQLError } from './errors.js';
+import { INPUT_RULES, storableVariablesPlugin, unstorableVariablesError } from './input-rules.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { OperationMetrics } from './operation-metrics.js';
 import { requestErrorStatusPlugin } from './request-error-status.js';
 import { ConnectionCounter, GRAPHQL_LIMITS } from './limits.js';
 import { ConnectionOutbox } from './connection-outbox.js';
+import { CompiledOperations } from './compiled-operations.js';
+import { cachePolicyPlugin } from './cache-policy.js';
+import { CostBudget, CostRefusal } from './cost-budget.js';
+import { OperationCosts, type Charge } from './operation-costs.js';
+import type pg from 'pg';
+import { graphqlHttpHandler, type TrustedDocumentsPolicy } from './http-handler.js';
+import { documentStoreWith, persistedQueryStoreWith } from './trusted-documents.js';
+import { registerGraphQLOverSse, type ResumableSubscription } from './sse.js';
 import { subscribeSharingExecution, type PushTarget } from './shared-execution.js';
 import { sharedPayloadReplacer } from './shared-payloads.js';
+import { ValidatedDocuments } from './validated-documents.js';
 
 /** What every resolver can rely on; modules extend it with their loaders. */
 export interface PlatformContext extends BaseContext {
@@ -49,6 +59,14 @@ export interface GraphQLServerOptions<Context extends PlatformContext> {
   clientAddress: (request: IncomingMessage) => string;
   /** Where operation latencies and open subscriptions are reported. */
   metrics: Metrics;
+  /** The request of an operation on which graphql-jit compiles it (GRAPHQL_JIT: 2 by default); 0: never. */
+  compileOperationsAfter: number;
+  /** Where GraphQL cost budgets are kept (the rate-limit pool) and how many points per caller and minute (GRAPHQL_COST_PER_MIN; 0: not enforced). */
+  costBudget: { pool: pg.Pool; perMinute: number };
+  /** Subscriptions whose events GraphQL over SSE resumes from `Last-Event-ID` (the modules name them). */
+  resumableSubscriptions: readonly ResumableSubscription[];
+  /** The documents the build published, and who may send only those (GRAPHQL_TRUSTED_DOCUMENTS_ONLY). */
+  trustedDocuments: TrustedDocumentsPolicy;
   path?: string;
 }
 
@@ -81,6 +99,32 @@ function viewerKey(contextValue: unknown): string {
 }
 
 /**
+ * Apollo Server's documented way to replace execution: a gateway whose `load` hands it an executor.
+ * Apollo keeps the request pipeline (parse, validation rules, the document cache, plugins, error
+ * formatting) and calls the executor with the validated document.
+ */
+function compiledExecution(schema: GraphQLSchema, operations: CompiledOperations): ApolloServerOptionsWithGateway<BaseContext>['gateway'] {
+  return {
+    onSchemaLoadOrUpdate: (callback) => {
+      callback({ apiSchema: schema, coreSupergraphSdl: '' });
+      return () => undefined;
+    },
+    load: async () => ({
+      executor: async (requestContext) =>
+        operations.execute({
+          documentKey: requestContext.queryHash,
+          document: requestContext.document,
+          operationName: requestContext.request.operationName,
+          operation: requestContext.operation,
+          contextValue: requestContext.context,
+          variableValues: requestContext.request.variables,
+        }),
+    }),
+    stop: async () => undefined,
+  };
+}
+
+/**
  * Serves the schema at one path: GraphQL over HTTP (POST and GET) through Apollo Server, and
  * GraphQL over WebSocket (`graphql-ws`) on the same path and port. Over WebSocket the credential
  * comes in `connectionParams` as `authorization` or `x-api-key`.
@@ -103,9 +147,38 @@ export async function registerGraphQL<Context extends PlatformContext>(
     costLimit: { maxCost: GRAPHQL_LIMITS.maxCost },
     blockFieldSuggestion: { enabled: false },
   }).protect();
-  const rules = [...specifiedRules, ...armor.validationRules];
+  const validationRules = [...armor.validationRules, ...INPUT_RULES];
+  const rules = [...specifiedRules, ...validationRules];
+  // Validation stops at the cap, with graphql-js's own note as the last error.
+  const validationOptions = { maxErrors: GRAPHQL_LIMITS.maxErrorsPerAnswer - 1 };
+  const executions = options.metrics.counter(
+    'gateway_graphql_executions_total',
+    'GraphQL queries and mutations over HTTP by how they ran: compiled (graphql-jit) or interpreted (graphql-js: before an operation is compiled, what cannot be, and variables that do not coerce)',
+    ['engine'],
+  );
+  const costRefusals = options.metrics.counter('gateway_graphql_cost_refusals_total', 'GraphQL operations refused before running: their estimated cost was more than the caller had left of GRAPHQL_COST_PER_MIN', []);
+  const costs = new OperationCosts(options.schema, new CostBudget(options.costBudget.pool, options.costBudget.perMinute, costRefusals.series({}), log));
+  const operations = new CompiledOperations(options.schema, {
+    compileAfterSeen: options.compileOperationsAfter || Number.POSITIVE_INFINITY,
+    executions: { compiled: executions.series({ engine: 'compiled' }), interpreted: executions.series({ engine: 'interpreted' }) },
+  });
+  // Trusted documents are parsed (on load), validated and compiled once, here; one that does not validate
+  // (a test's document made to exceed a limit) stays out, and Apollo refuses it as it refuses any other.
+  const validated = new Map<string, DocumentNode>();
+  for (const trusted of options.trustedDocuments.documents) {
+    if (validate(options.schema, trusted.document, rules).length > 0) continue;
+    validated.set(trusted.hash, trusted.document);
+    const named = trusted.document.definitions.flatMap((definition) =>
+      definition.kind === 'OperationDefinition' && definition.operation !== 'subscription' ? [definition.name?.value] : [],
+    );
+    for (const name of named) operations.prepare(trusted.hash, trusted.document, name);
+    if (named.length === 1) operations.prepare(trusted.hash, trusted.document, undefined);
+  }
+  log.info({ trusted: options.trustedDocuments.documents.size, validated: validated.size, onlyFor: [...options.trustedDocuments.requiredFor] }, 'trusted GraphQL documents loaded');
+  const validatedTexts = new ValidatedDocuments(options.schema, rules, validationOptions);
   const apollo = new ApolloServer<Context>({
-    schema: options.schema,
+    // Apollo parses, validates (armor's rules included) and runs every plugin as before; only execution is ours.
+    gateway: compiledExecution(options.schema, operations),
     includeStacktraceInErrorResponses: false,
     // Explicit, so that NODE_ENV (production under `npm start`) changes nothing here: frontend teams
     // generate their types from introspection.
@@ -119,13 +192,21 @@ export async function registerGraphQL<Context extends PlatformContext>(
     // client can do on its own. README: "GraphQL over HTTP".
     csrfPrevention: false,
     parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
-    validationRules: armor.validationRules,
+    validationRules,
+    validationOptions,
+    documentStore: documentStoreWith(validated),
+    persistedQueries: { cache: persistedQueryStoreWith(options.trustedDocuments.documents) },
     formatError: (formatted, error) => formatGraphQLError(formatted, error, log),
-    // No cache hints are set anywhere: the cache-control plugin would only walk every field for nothing.
+    // Apollo's cache-control plugin reads hints in graphql-js's per-field hooks, which compiled operations
+    // never call: cachePolicyPlugin reads the same `@cacheControl` hints from the document instead.
     plugins: [
       fastifyApolloDrainPlugin(app),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
+      storableVariablesPlugin<Context>(),
+      capErrorsPlugin<Context>(),
+      cachePolicyPlugin<Context>(options.schema),
+      costs.plugin<Context>(),
       requestErrorStatusPlugin<Context>(),
       new OperationMetrics(options.metrics).plugin<Context>(),
     ],
@@ -137,7 +218,9 @@ export async function registerGraphQL<Context extends PlatformContext>(
     url: path,
     schema: { hide: true },
     config: { errorStyle: 'graphql' },
-    handler: fastifyApolloHandler(apollo, {
+    handler: graphqlHttpHandler(apollo, {
+      trusted: options.trustedDocuments,
+      log,
       context: async (request) =>
         options.buildContext({
           requestId: request.id,
@@ -155,6 +238,8 @@ export async function registerGraphQL<Context extends PlatformContext>(
   });
 
   const sockets = new WebSocketServer({ noServer: true, maxPayload: GRAPHQL_LIMITS.maxMessageBytes });
+  // A client's WebSockets and SSE streams count together.
+  const socketsPerAddress = new ConnectionCounter(GRAPHQL_LIMITS.maxSocketsPerAddress);
   const socketsPerCredential = new ConnectionCounter(GRAPHQL_LIMITS.maxSocketsPerCredential);
   let connectionCounter = 0;
   // The connection contexts, not their `subscriptions`: graphql-ws swaps that object when a socket closes.
@@ -168,9 +253,16 @@ export async function registerGraphQL<Context extends PlatformContext>(
   /** A `next` payload as clients get it: errors formatted (and logged) as over HTTP. */
   const nextPayload = (result: { data?: unknown; errors?: readonly GraphQLError[] | undefined }): object =>
     result.errors
-      ? { ...(result.data !== undefined ? { data: result.data } : {}), errors: result.errors.map((error) => formatGraphQLError(error.toJSON(), error, log)) }
+      ? { ...(result.data !== undefined ? { data: result.data } : {}), errors: capErrors(result.errors.map((error) => formatGraphQLError(error.toJSON(), error, log))) }
       : result;
   const outboxes = new WeakMap<WebSocket, ConnectionOutbox>();
+  /** Per connection, the operations charged and not yet answered. */
+  const charges = new WeakMap<object, Map<string, Charge>>();
+  const chargesOf = (ctx: object): Map<string, Charge> => {
+    let known = charges.get(ctx);
+    if (!known) charges.set(ctx, (known = new Map()));
+    return known;
+  };
   /** Per operation context: where its pushed subscription events go. */
   const pushTargets = new WeakMap<object, PushTarget>();
   const wsServer = useServer<Record<string, unknown> | undefined, { connectionId: string; credentialKey?: string | undefined; actor: () => Promise<Actor> }>(
@@ -198,20 +290,33 @@ export async function registerGraphQL<Context extends PlatformContext>(
       },
       // Parsed and validated here rather than by graphql-ws, so that a syntax error or a document over
       // the token bound is an error for that operation, not a closed socket and a console line.
-      onSubscribe: (ctx, _id, payload) => {
+      onSubscribe: async (ctx, id, payload) => {
         if (Object.keys(ctx.subscriptions).length > GRAPHQL_LIMITS.maxOperationsPerSocket) {
           const refusal = new AppError('limit_exceeded', `more than ${GRAPHQL_LIMITS.maxOperationsPerSocket} operations at once on one connection`);
           return [new GraphQLError(refusal.message, { originalError: refusal })];
         }
-        let document: DocumentNode;
-        try {
-          document = parse(payload.query, { maxTokens: GRAPHQL_LIMITS.maxTokens });
-        } catch (error) {
-          if (error instanceof GraphQLError) return [error];
-          throw error;
+        // graphql-ws carries only text: trusted when it is a trusted document's, however printed.
+        const { documents, requiredFor } = options.trustedDocuments;
+        const actor = ctx.extra.actor ?? options.actors.once(connectionCredential(ctx.connectionParams ?? {}));
+        if (requiredFor.size > 0 && requiredFor.has((await actor()).kind) && !documents.matching(payload.query)) {
+          const refusal = new AppError('trusted_document_required', 'this server runs only trusted documents for this caller: send the text of a document the build published');
+          return [new GraphQLError(refusal.message, { originalError: refusal })];
         }
-        const errors = validate(options.schema, document, rules);
-        if (errors.length > 0) return errors;
+        const prepared = validatedTexts.prepare(payload.query);
+        if ('errors' in prepared) return prepared.errors;
+        const document = prepared.document;
+        const refusal = unstorableVariablesError(payload.variables);
+        if (refusal) return [refusal];
+        const operation = getOperationAST(document, payload.operationName);
+        if (operation) {
+          const payer = { actor, credential: connectionCredential(ctx.connectionParams ?? {}), ip: options.clientAddress(ctx.extra.request) };
+          try {
+            chargesOf(ctx).set(id, await costs.admit(payer, document, operation, payload.variables ?? undefined));
+          } catch (error) {
+            if (error instanceof CostRefusal) return [new GraphQLError(error.message, { originalError: error })];
+            throw error;
+          }
+        }
         return {
           schema: options.schema,
           document,
@@ -237,21 +342,28 @@ export async function registerGraphQL<Context extends PlatformContext>(
         const outbox = outboxes.get(ctx.extra.socket);
         if (outbox) {
           const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
-          pushTargets.set(context, { next: (payloadJson) => outbox.send(`${prefix}${payloadJson}}`), keepingUp: () => outbox.keepingUp() });
+          pushTargets.set(context, { next: (payloadJson) => outbox.sendJoined(prefix, payloadJson, '}'), keepingUp: () => outbox.keepingUp() });
         }
         return context;
       },
       execute: (args: ExecutionArgs) => options.runInScope(() => execute(args)),
       subscribe: (args: ExecutionArgs) =>
-        options.runInScope(() => subscribeSharingExecution(args, { viewerKey, payloadOf: nextPayload, pushTarget: pushTargets.get(args.contextValue as object) })),
-      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? nextPayload(result) : undefined),
+        options.runInScope(() =>
+          subscribeSharingExecution(args, { viewerKey, payloadOf: nextPayload, pushTarget: pushTargets.get(args.contextValue as object), runInScope: options.runInScope }),
+        ),
+      onNext: (ctx, id, _payload, _args, result) => {
+        // A query or mutation answers once, with its cost; a subscription's events carry none (and stay shared).
+        const charge = chargesOf(ctx).get(id);
+        if (!charge || charge.operation.operation === 'subscription') return result.errors ? nextPayload(result) : undefined;
+        return { ...nextPayload(result), extensions: { ...result.extensions, cost: costs.settle(charge, result.data) } };
+      },
+      onComplete: (ctx, id) => void chargesOf(ctx).delete(id),
       onError: (_ctx, _id, _payload, errors) =>
-        errors.map((error) => formatGraphQLError(error.toJSON(), error, log)),
+        capErrors(errors.map((error) => formatGraphQLError(error.toJSON(), error, log))),
     },
     sockets,
   );
 
-  const socketsPerAddress = new ConnectionCounter(GRAPHQL_LIMITS.maxSocketsPerAddress);
   app.server.on('upgrade', (request, socket, head) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname !== path) {
@@ -270,6 +382,21 @@ export async function registerGraphQL<Context extends PlatformContext>(
       logSocketErrors(ws, log);
       sockets.emit('connection', ws, request);
     });
+  });
+
+  registerGraphQLOverSse(app, {
+    schema: options.schema,
+    rules,
+    buildContext: options.buildContext,
+    runInScope: options.runInScope,
+    trusted: options.trustedDocuments,
+    costs,
+    connectionsPerAddress: socketsPerAddress,
+    connectionsPerCredential: socketsPerCredential,
+    resumable: options.resumableSubscriptions,
+    payloadOf: (result) => nextPayload(result) as ExecutionResult,
+    viewerKey,
+    log,
   });
 
   // On shutdown: tell every subscriber we are going away, then stop accepting sockets.

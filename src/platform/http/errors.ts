@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, INTERNAL_ERROR, toAppError, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../errors.js';
-import { fieldErrorsFrom, NUL_IN_BODY, NUL_NOT_ALLOWED } from './validation.js';
+import { fieldErrorsFrom, NUL_IN_BODY } from './validation.js';
+import { echo } from '../echo.js';
+import { UNSTORABLE_TEXT_MESSAGE } from '../unstorable-text.js';
 
 /**
  * How a route family spells its error bodies. Seed 000 (and most of the API) uses
@@ -77,7 +79,7 @@ const FRAMEWORK_CODES: Record<string, { code: AppError['code']; field?: string; 
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'validation', field: 'body', message: 'must not be empty' },
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'validation', field: 'body', message: 'must be valid JSON' },
   FST_ERR_CTP_BODY_TOO_LARGE: { code: 'validation', field: 'body', message: 'is too large' },
-  [NUL_IN_BODY]: { code: 'validation', field: 'body', message: NUL_NOT_ALLOWED },
+  [NUL_IN_BODY]: { code: 'validation', field: 'body', message: UNSTORABLE_TEXT_MESSAGE },
 };
 
 /**
@@ -110,6 +112,6 @@ export function installErrorHandlers(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) =>
-    sendAppError(request, reply, new AppError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`)),
+    sendAppError(request, reply, new AppError('not_found', `no route ${request.method} ${echo(request.url.split('?')[0]!)}`)),
   );
 }

@@ -29,7 +29,9 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       info: {
         title: 'Agent gateway REST API',
         version: '1.0.0',
-        description: 'Scheduling, tool directory, GPU prices, status and token analytics. GraphQL lives at /graphql.',
+        description:
+          'Scheduling, tool directory, GPU prices, status and token analytics. GraphQL lives at /graphql. ' +
+          'No text may hold U+0000 (NUL), which nothing here can store: a JSON body holding one is refused whole (400 naming `body`), a query parameter 400 naming it.',
       },
       // Relative: every installation serves its own document, so paths resolve against wherever it was read from.
       servers: [{ url: '/', description: 'The gateway that served this document' }],

@@ -1,4 +1,3 @@
-import type { FastifyReply } from 'fastify';
 import type pg from 'pg';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { sha256Hex } from '../auth/credentials.js';
@@ -16,11 +15,24 @@ export interface RateLimitPolicy {
   unit?: string;
 }
 
+/** A budget after a spend, as the `RateLimit-*` headers tell it (REST writes them; see rate-limit-headers.ts). */
+export interface BudgetState {
+  readonly limit: number;
+  readonly windowSeconds: number;
+  readonly remaining: number;
+  /** Seconds until the window starts again. */
+  readonly resetSeconds: number;
+}
+
+/** Of two budgets a request spent, the one to tell the client about: the one with fewer requests left. */
+export const tighterBudget = (a: BudgetState, b: BudgetState): BudgetState => (b.remaining < a.remaining ? b : a);
+
 /**
  * Fixed-window request budgets kept in PostgreSQL (rate-limiter-flexible), so every process that
- * shares the database shares the budget. `consume` sets the RateLimit-* headers of a `reply` it is
- * given and, once the budget is spent, throws a 429 `rate_limited` error that carries when to retry
- * and the budget (`AppError.retry`), which each transport renders (REST: Retry-After, RateLimit-*).
+ * shares the database shares the budget. `consume` answers the budget's state after the spend, which
+ * an adapter may tell its client, and, once the budget is spent, throws a 429 `rate_limited` error that
+ * carries when to retry and the budget (`AppError.retry`), which each transport renders (REST:
+ * Retry-After, RateLimit-*; GraphQL: retryAfterSeconds). Services never see a transport's reply.
  */
 export class RateLimits {
   private readonly limiters = new Map<string, RateLimiterPostgres>();
@@ -53,12 +65,12 @@ export class RateLimits {
   }
 
   /** Spends one request of a client address's budget (an IPv6 client's whole /64 shares one). */
-  consumeByAddress(policy: RateLimitPolicy, address: string, reply?: FastifyReply): Promise<void> {
-    return this.consume(policy, addressKey(address), reply);
+  consumeByAddress(policy: RateLimitPolicy, address: string): Promise<BudgetState> {
+    return this.consume(policy, addressKey(address));
   }
 
-  /** Spends one request of `key`'s budget; `reply` (REST) also gets the RateLimit-* headers. */
-  async consume(policy: RateLimitPolicy, key: string, reply?: FastifyReply): Promise<void> {
+  /** Spends one request of `key`'s budget and answers what is left of it. */
+  async consume(policy: RateLimitPolicy, key: string): Promise<BudgetState> {
     let result: RateLimiterRes;
     let exceeded = false;
     try {
@@ -79,10 +91,7 @@ export class RateLimits {
         { afterSeconds: resetSeconds, budget: { limit: policy.points, windowSeconds: policy.durationSeconds, remaining: 0 } },
       );
     }
-    reply?.header('RateLimit-Policy', `${policy.points};w=${policy.durationSeconds}`);
-    reply?.header('RateLimit-Limit', policy.points);
-    reply?.header('RateLimit-Remaining', Math.max(0, result.remainingPoints));
-    reply?.header('RateLimit-Reset', resetSeconds);
+    return { limit: policy.points, windowSeconds: policy.durationSeconds, remaining: Math.max(0, result.remainingPoints), resetSeconds };
   }
 
   // Policy names are constants in the code, so the series stay few.

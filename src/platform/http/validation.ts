@@ -2,8 +2,9 @@ import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
 import secureJson from 'secure-json-parse';
-import type { FieldErrors } from '../errors.js';
+import { AppError, type FieldErrors } from '../errors.js';
 import { isRfc3339DateTime } from '../iso-time.js';
+import { holdsNul, UNSTORABLE_TEXT_MESSAGE } from '../unstorable-text.js';
 
 // ajv-formats is CommonJS with a default export; under NodeNext the callable sits on `.default`.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -15,6 +16,8 @@ const common: Options = {
   // Bodies are never silently changed: unknown properties are errors where a schema closes the
   // object (`additionalProperties: false`), never stripped.
   removeAdditional: false,
+  // Errors carry their schema: a field's description words the message for its pattern or format.
+  verbose: true,
 };
 
 function createAjv(options: Options): Ajv {
@@ -45,17 +48,31 @@ export function compileJsonValidator(schema: object) {
   return bodyAjv.compile(schema);
 }
 
+/**
+ * A field whose `pattern` or `format` (other than date-time) is a rule describes it in its
+ * `description`, a noun phrase (formats.ts), and the services use the same words: one message.
+ */
+function describedRule(error: ErrorObject | FastifySchemaValidationError): string | undefined {
+  const description = (error as ErrorObject).parentSchema?.description;
+  return typeof description === 'string' ? `must be ${description}` : undefined;
+}
+
 function messageFor(error: ErrorObject | FastifySchemaValidationError): string {
   switch (error.keyword) {
+    case 'pattern':
+      return describedRule(error) ?? error.message ?? 'is invalid';
     case 'required':
       return 'is required';
     case 'additionalProperties':
       return 'is not allowed';
+    case 'enum':
+      return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`;
     case 'const':
       return `must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`;
     case 'format': {
       const format = (error.params as { format: string }).format;
-      return format === 'date-time' ? 'must be an RFC 3339 date-time with a time-zone offset' : `must be a valid ${format}`;
+      if (format === 'date-time') return 'must be an RFC 3339 date-time with a time-zone offset';
+      return describedRule(error) ?? `must be a valid ${format}`;
     }
     default:
       return error.message ?? 'is invalid';
@@ -93,26 +110,6 @@ export function fieldErrorsFrom(
  */
 const ESCAPED_NUL = /(?<!\\)(?:\\\\)*\\u0000/;
 export const NUL_IN_BODY = 'GATEWAY_NUL_IN_BODY';
-/** What a field holding U+0000 is told, whichever surface refuses it. */
-export const NUL_NOT_ALLOWED = 'must not contain the character U+0000';
-
-/**
- * Where parsed JSON holds a string with U+0000, as field paths (`agentIds.0`; `root` for `value` itself).
- * Iterative: a body of nested arrays is as deep as its size allows, deeper than the call stack.
- */
-export function fieldsWithNul(value: unknown, root: string): string[] {
-  const found: string[] = [];
-  const pending: [path: string[], node: unknown][] = [[[], value]];
-  while (pending.length > 0) {
-    const [path, node] = pending.pop()!;
-    if (typeof node === 'string') {
-      if (node.includes('\u0000')) found.push(path.length ? path.join('.') : root);
-    } else if (node !== null && typeof node === 'object') {
-      for (const [key, child] of Object.entries(node)) pending.push([[...path, key], child]);
-    }
-  }
-  return found;
-}
 
 /**
  * JSON bodies through secure-json-parse (no prototype poisoning), where an empty body is "no body":
@@ -132,6 +129,23 @@ export function installJsonBodyParser(app: FastifyInstance, { refuseNul = true }
       done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
     } catch {
       done(Object.assign(new Error('the body is not valid JSON'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }), undefined);
+    }
+  });
+}
+
+/**
+ * Query-string parameters holding U+0000 (`%00`) are refused before validation, naming the parameter
+ * (unstorable-text.ts); a JSON body holding one is refused whole by the body parser above.
+ */
+export function installQueryTextGuard(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    const query = request.query as Record<string, unknown> | undefined;
+    if (!query) return;
+    for (const [name, value] of Object.entries(query)) {
+      const values = Array.isArray(value) ? value : [value];
+      if (holdsNul(name) || values.some((text) => typeof text === 'string' && holdsNul(text))) {
+        throw AppError.validation({ [name]: UNSTORABLE_TEXT_MESSAGE });
+      }
     }
   });
 }

@@ -1,6 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import { AppError, type FieldErrors } from '../errors.js';
-import { compileJsonValidator, fieldErrorsFrom, fieldsWithNul, NUL_NOT_ALLOWED } from '../http/validation.js';
+import { compileJsonValidator, fieldErrorsFrom } from '../http/validation.js';
+import { fieldsWithNul, UNSTORABLE_TEXT_MESSAGE } from '../unstorable-text.js';
 import type { ToolDefinition } from './tool.js';
 
 /** Compiles each tool's published schema once. */
@@ -19,6 +20,6 @@ export function checkedArguments(validate: ValidateFunction, args: Record<string
   const withNul = fieldsWithNul(args, 'arguments');
   if (valid && withNul.length === 0) return args;
   const fields: FieldErrors = valid ? {} : fieldErrorsFrom(validate.errors ?? [], 'arguments');
-  for (const field of withNul) if (!Object.hasOwn(fields, field)) fields[field] = NUL_NOT_ALLOWED;
+  for (const field of withNul) if (!Object.hasOwn(fields, field)) fields[field] = UNSTORABLE_TEXT_MESSAGE;
   throw AppError.validation(fields);
 }

@@ -24,6 +24,16 @@ export function storedToken(): string | null {
   return localStorage.getItem(TOKEN_KEY);
 }
 
+/**
+ * What identifies the document to the server: its id in the trusted-documents manifest that the build
+ * published (GraphQL over HTTP's `documentId`, generated as `__meta__.hash`), so a server that accepts
+ * only trusted documents runs the page's; the text only for a document generated without one.
+ */
+function documentOf<Result, Variables>(document: DocumentTypeDecoration<Result, Variables>): { documentId: string } | { query: string } {
+  const documentId = (document as { __meta__?: { hash?: unknown } }).__meta__?.hash;
+  return typeof documentId === 'string' ? { documentId } : { query: document.toString() };
+}
+
 type VariablesOf<Variables> = Variables extends Record<string, never> ? [] : [Variables];
 
 /** Runs a typed operation against this server's /graphql, with the stored JWT when there is one. */
@@ -45,7 +55,7 @@ export async function requestAs<Result, Variables>(
     response = await fetch('/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify({ query: document.toString(), variables: variables ?? {} }),
+      body: JSON.stringify({ ...documentOf(document), variables: variables ?? {} }),
     });
   } catch {
     throw new ApiError([{ message: 'The server cannot be reached. Check your connection and try again.', extensions: { code: 'network' } }]);

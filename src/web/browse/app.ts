@@ -15,7 +15,7 @@ import {
   type LeaderboardAndStatsQuery,
   type ToolDetailsQuery,
   type ToolSummaryFragment,
-} from '../generated/graphql.js';
+} from '../generated/pages/graphql.js';
 import { ApiError, request, storedToken, TOKEN_KEY } from './api.js';
 import { Failure, html, Loading, Notice, useLoad } from './ui.js';
 import { readState, writeState, type PageState, type Sort, type View } from './url-state.js';

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { Failure, html, Loading, useLoad } from '../browse/ui.js';
-import { ConsoleChildrenDocument, ConsoleCreateChildDocument, type ConsoleMeQuery } from '../generated/console.js';
+import { ConsoleChildrenDocument, ConsoleCreateChildDocument, type ConsoleMeQuery } from '../generated/console/graphql.js';
 import { CopyField } from './copy-field.js';
 import { describeError } from './errors.js';
 import { api } from './session.js';

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, requestAs } from '../browse/api.js';
 import { html, Loading, Notice } from '../browse/ui.js';
-import { ConsoleMeDocument, type ConsoleMeQuery } from '../generated/console.js';
+import { ConsoleMeDocument, type ConsoleMeQuery } from '../generated/console/graphql.js';
 import { AgentsView } from './agents.js';
 import { AvailabilityView } from './availability.js';
 import { CalendarView } from './calendar.js';

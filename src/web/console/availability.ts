@@ -8,7 +8,7 @@ import {
   ProposeSlotDocument,
   type ConsoleAvailabilityQuery,
   type FreeBusyVisibility,
-} from '../generated/console.js';
+} from '../generated/console/graphql.js';
 import { describeError } from './errors.js';
 import { api } from './session.js';
 import { addDays, formatRange, fromLocalInput, startOfWeek, toLocalInput } from './time.js';

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { html } from '../browse/ui.js';
-import { CreateConsoleBookingDocument, PreviewNewBookingDocument, type PreviewNewBookingQuery } from '../generated/console.js';
+import { CreateConsoleBookingDocument, PreviewNewBookingDocument, type PreviewNewBookingQuery } from '../generated/console/graphql.js';
 import { describeError } from './errors.js';
 import { api } from './session.js';
 import { ruleFor, type Repeat } from './series-rule.js';

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { Failure, html, Loading, Notice, useLoad } from '../browse/ui.js';
-import { ConsoleCreateFeedDocument, ConsoleFeedsDocument, ConsoleRevokeFeedDocument } from '../generated/console.js';
+import { ConsoleCreateFeedDocument, ConsoleFeedsDocument, ConsoleRevokeFeedDocument } from '../generated/console/graphql.js';
 import { CopyField } from './copy-field.js';
 import { describeError } from './errors.js';
 import { api } from './session.js';

@@ -1,5 +1,5 @@
 import { createClient, type Client } from 'graphql-ws';
-import { ConsoleBookingEventsDocument, type ConsoleBookingEventsSubscription } from '../generated/console.js';
+import { ConsoleBookingEventsDocument, type ConsoleBookingEventsSubscription } from '../generated/console/graphql.js';
 import type { LiveEvent } from './week-events.js';
 
 export type { LiveEvent } from './week-events.js';

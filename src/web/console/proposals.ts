@@ -8,7 +8,7 @@ import {
   RejectConsoleProposalDocument,
   WithdrawConsoleProposalDocument,
   type ConsoleProposalFragment,
-} from '../generated/console.js';
+} from '../generated/console/graphql.js';
 import { describeError } from './errors.js';
 import type { LiveHub } from './live.js';
 import { api } from './session.js';

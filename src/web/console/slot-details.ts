@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { html } from '../browse/ui.js';
-import { CancelConsoleBookingDocument, CancelConsoleOccurrenceDocument } from '../generated/console.js';
+import { CancelConsoleBookingDocument, CancelConsoleOccurrenceDocument } from '../generated/console/graphql.js';
 import { describeError } from './errors.js';
 import { api } from './session.js';
 import { describeRule } from './series-rule.js';

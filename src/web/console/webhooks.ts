@@ -10,7 +10,7 @@ import {
   ConsoleWebhooksDocument,
   type ConsoleDeliveryFragment,
   type ConsoleWebhookFragment,
-} from '../generated/console.js';
+} from '../generated/console/graphql.js';
 import { CopyField } from './copy-field.js';
 import { describeError } from './errors.js';
 import { api } from './session.js';

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { WeekSlotsDocument } from '../generated/console.js';
+import { WeekSlotsDocument } from '../generated/console/graphql.js';
 import { describeError } from './errors.js';
 import { api } from './session.js';
 import { addDays } from './time.js';

@@ -1,4 +1,4 @@
-import type { ConsoleBookingEventsSubscription, WeekSlotsQuery } from '../generated/console.js';
+import type { ConsoleBookingEventsSubscription, WeekSlotsQuery } from '../generated/console/graphql.js';
 import { addDays } from './time.js';
 
 /** One of the caller's booking events, as the console's subscription selects it. */

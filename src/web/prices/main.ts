@@ -1,7 +1,7 @@
 import htm from 'htm';
 import { h, render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { PricesPageDocument, type PricesPageQuery } from '../generated/graphql.js';
+import { PricesPageDocument, type PricesPageQuery } from '../generated/pages/graphql.js';
 import { request } from '../browse/api.js';
 import '../browse/styles.css';
 import './prices.css';

@@ -119,6 +119,53 @@ describe('recurring bookings', () => {
     expect(await t.query('select id from bookings where agent_id = $1', [agent.id])).toEqual([]);
   });
 
+  it('refuses with an rrule entry, writing nothing, a rule calendar apps would expand differently from the gateway', async () => {
+    const agent = await createAgent(t, root);
+    const zoned = (rule: string) => `DTSTART;TZID=America/New_York:20300401T090000\nRRULE:${rule}`;
+    for (const [rrule, reason] of [
+      [zoned('FREQ=WEEKLY;UNTIL=20300501'), /UNTIL=20300501 is a date/],
+      [zoned('FREQ=MONTHLY;BYDAY=MO;BYSETPOS=-1'), /BYSETPOS is read differently/],
+      [zoned('FREQ=DAILY;BYHOUR=9,15'), /BYHOUR is read differently/],
+      [zoned('FREQ=MONTHLY;BYMONTH=4,6'), /BYMONTH with FREQ=MONTHLY/],
+      [zoned('FREQ=DAILY;BYMONTHDAY=-1'), /negative BYMONTHDAY with FREQ=DAILY/],
+      [zoned('FREQ=YEARLY;BYMONTHDAY=1'), /needs BYMONTH/],
+      [zoned('FREQ=WEEKLY;BYDAY=1MO'), /numbered BYDAY/],
+      ['FREQ=HOURLY;INTERVAL=7;BYMONTH=4;COUNT=200', /its 200 occurrences within 366 days/],
+    ] as const) {
+      const result = await createSeries(agent, '2030-04-01T09:00:00-04:00', '2030-04-01T10:00:00-04:00', rrule);
+      expect([rrule, result.errors?.[0]?.extensions]).toEqual([rrule, { code: 'validation', errors: { rrule: expect.stringMatching(reason) } }]);
+    }
+    // A yearly date some years lack: every twelve months is how to say it.
+    const leap = await createSeries(agent, '2032-02-29T09:00:00Z', '2032-02-29T10:00:00Z', 'FREQ=YEARLY');
+    expect(leap.errors?.[0]?.extensions).toEqual({ code: 'validation', errors: { rrule: expect.stringMatching(/FREQ=MONTHLY;INTERVAL=12;BYMONTHDAY=29/) } });
+    expect(await t.query('select id from bookings where agent_id = $1', [agent.id])).toEqual([]);
+    const monthly = await createSeries(agent, '2032-02-29T09:00:00Z', '2032-02-29T10:00:00Z', 'FREQ=MONTHLY;INTERVAL=12;BYMONTHDAY=29;COUNT=2');
+    const { body } = await occurrencesOf(agent, monthly.data!.createBooking.id);
+    expect(body.items.map((slot: { startsAt: string }) => slot.startsAt)).toEqual(['2032-02-29T09:00:00.000Z', '2036-02-29T09:00:00.000Z']);
+  });
+
+  it('stores a local UNTIL as the UTC instant it names on the zone’s wall clock, and compares a UTC UNTIL with instants', async () => {
+    const agent = await createAgent(t, root);
+    // 14:00 in New York is 18:00Z in May: UNTIL 14:00 local keeps the fourth Tuesday, 17:00Z does not.
+    const local = await createSeries(
+      agent,
+      '2030-05-07T14:00:00-04:00',
+      '2030-05-07T15:00:00-04:00',
+      'DTSTART;TZID=America/New_York:20300507T140000\nRRULE:FREQ=WEEKLY;UNTIL=20300528T140000',
+    );
+    expect(local.data!.createBooking.rrule).toBe('DTSTART;TZID=America/New_York:20300507T140000\nRRULE:FREQ=WEEKLY;UNTIL=20300528T180000Z');
+    expect((await occurrencesOf(agent, local.data!.createBooking.id)).body.items).toHaveLength(4);
+    const utc = await createSeries(
+      agent,
+      '2030-06-04T14:00:00-04:00',
+      '2030-06-04T15:00:00-04:00',
+      'DTSTART;TZID=America/New_York:20300604T140000\nRRULE:FREQ=WEEKLY;UNTIL=20300625T170000Z',
+    );
+    expect(utc.data!.createBooking.rrule).toBe('DTSTART;TZID=America/New_York:20300604T140000\nRRULE:FREQ=WEEKLY;UNTIL=20300625T170000Z');
+    expect((await occurrencesOf(agent, utc.data!.createBooking.id)).body.items).toHaveLength(3);
+    expect(await t.query('select count(*)::int as slots from booking_slots where booking_id = $1', [utc.data!.createBooking.id])).toEqual([{ slots: 3 }]);
+  });
+
   it('refuses a rule that would need more than 2000 occurrences within a year', async () => {
     const agent = await createAgent(t, root);
     const result = await createSeries(agent, '2030-04-01T09:00:00Z', '2030-04-01T09:10:00Z', 'FREQ=HOURLY;COUNT=5000');
@@ -189,6 +236,27 @@ describe('recurring bookings', () => {
     expect(missing.errors?.[0]?.extensions).toEqual({ code: 'not_found' });
   });
 
+  it('cancelOccurrence finds an occurrence a daylight-saving change moved (02:30 on the spring-forward day is 03:30 EDT)', async () => {
+    const agent = await createAgent(t, root);
+    const created = await createSeries(
+      agent,
+      '2030-03-09T02:30:00-05:00',
+      '2030-03-09T03:00:00-05:00',
+      'DTSTART;TZID=America/New_York:20300309T023000\nRRULE:FREQ=DAILY;COUNT=3',
+    );
+    const id = created.data!.createBooking.id;
+    expect((await occurrencesOf(agent, id)).body.items.map((slot: { startsAt: string }) => slot.startsAt)).toEqual([
+      '2030-03-09T07:30:00.000Z',
+      '2030-03-10T07:30:00.000Z',
+      '2030-03-11T06:30:00.000Z',
+    ]);
+    // Its wall-clock time (02:30) is before the wall clock of its instant (03:30): the search starts a margin earlier.
+    const cancelled = await t.gql(CancelOccurrenceDocument, { bookingId: id, startsAt: '2030-03-10T07:30:00Z' }, bearer(agent.token));
+    expect(cancelled.errors).toBeUndefined();
+    expect((await occurrencesOf(agent, id)).body.items).toHaveLength(2);
+    expect(await t.query('select count(*)::int as slots from booking_slots where booking_id = $1', [id])).toEqual([{ slots: 2 }]);
+  });
+
   it('cancelOccurrence twice in one operation: the second sees the first (not_found), one EXDATE; after cancelBooking it refuses', async () => {
     const agent = await createAgent(t, root);
     const created = await createSeries(agent, '2030-10-01T09:00:00Z', '2030-10-01T10:00:00Z', 'FREQ=DAILY;COUNT=5');
@@ -235,6 +303,30 @@ describe('recurring bookings', () => {
       expect(starts).not.toContain('2031-01-20T09:00:00.000Z');
       expect(starts).toContain('2031-01-27T09:00:00.000Z');
       expect(await t.query('select status from bookings where id = $1', [single.id])).toEqual([{ status: 'confirmed' }]);
+    } finally {
+      clock.set(NOW);
+      await jobs.app.close();
+      await jobs.orm.close(true);
+    }
+  });
+
+  it('extends a series none of whose slots is left: its booked occurrences cancelled, the next one beyond the horizon then', async () => {
+    const jobs = await startTestApp({ clock, databaseUrl: t.databaseUrl });
+    try {
+      const agent = await createAgent(t, root);
+      clock.set('2030-01-01T00:00:00Z');
+      // Every other year: the only occurrence within the first 366 days is the booking's own.
+      const created = await createSeries(agent, '2030-01-07T09:00:00Z', '2030-01-07T10:00:00Z', 'FREQ=YEARLY;INTERVAL=2');
+      const id = created.data!.createBooking.id;
+      expect((await t.gql(CancelOccurrenceDocument, { bookingId: id, startsAt: '2030-01-07T09:00:00Z' }, bearer(agent.token))).errors).toBeUndefined();
+      const slots = () => t.query<{ starts_at: Date }>('select starts_at from booking_slots where booking_id = $1', [id]);
+      expect(await slots()).toEqual([]);
+
+      clock.set('2031-02-01T00:00:00Z');
+      await t.query(`select graphile_worker.add_job('extend_booking_horizons')`);
+      for (let i = 0; i < 100 && (await slots()).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect((await slots()).map((slot) => slot.starts_at.toISOString())).toEqual(['2032-01-07T09:00:00.000Z']);
+      expect(await t.query('select live_until from bookings where id = $1', [id])).toEqual([{ live_until: new Date('2032-01-07T10:00:00Z') }]);
     } finally {
       clock.set(NOW);
       await jobs.app.close();

@@ -281,4 +281,36 @@ describe('iCalendar feeds', () => {
     expect(Math.min(...starts)).toBe(new Date(NOW).getTime() + 2 * 3_600_000);
     expect(Buffer.byteLength(over.body)).toBeLessThan(400 * 1024);
   });
+
+  it(`counts a series' pinned occurrences against the ${CALENDAR_FEED_LIMITS.maxEvents} VEVENTs, keeping a booking's VEVENTs together`, async () => {
+    const agent = await createAgent(t, root);
+    const feed = await createFeed(agent);
+    // 01:30 in New York occurs twice on 2030-11-03: the series' occurrence then is pinned by a second VEVENT.
+    const series = await createSeries(agent, '2030-11-02T05:30:00Z', '2030-11-02T06:00:00Z', 'DTSTART;TZID=America/New_York:20301102T013000\nRRULE:FREQ=DAILY;COUNT=3');
+    const insert = (count: number, firstHour: number) =>
+      t.query(
+        `insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at, live_until)
+         select gen_random_uuid(), $1, s, s + interval '30 minutes', 'confirmed', null, '[]', $2, s + interval '30 minutes'
+           from generate_series($3::timestamptz, $3::timestamptz + ($4::int - 1) * interval '1 hour', interval '1 hour') s`,
+        [agent.id, NOW, new Date(new Date(NOW).getTime() + firstHour * 3_600_000), count],
+      );
+    const vevents = (body: string) => parseFeed(body).getAllSubcomponents('vevent');
+    await insert(CALENDAR_FEED_LIMITS.maxEvents - 2, 2);
+
+    const full = await t.rest({ method: 'GET', url: feed.path });
+    expect(full.headers['x-calendar-truncated']).toBeUndefined();
+    expect(vevents(full.body)).toHaveLength(CALENDAR_FEED_LIMITS.maxEvents);
+    const seriesEvents = vevents(full.body).filter((vevent) => vevent.getFirstPropertyValue('uid') === uidOf(series.id));
+    expect(seriesEvents.map((vevent) => vevent.getFirstProperty('recurrence-id')?.getFirstValue()?.toString() ?? 'series')).toEqual(['series', '2030-11-03T01:30:00']);
+    expect((seriesEvents[1]!.getFirstPropertyValue('dtstart') as ICAL.Time).toJSDate().toISOString()).toBe('2030-11-03T05:30:00.000Z');
+
+    // One more booking, ending before all others: the VEVENTs are one too many, and it is the one left out.
+    await insert(1, 1);
+    const over = await t.rest({ method: 'GET', url: feed.path });
+    expect(over.headers['x-calendar-truncated']).toBe('true');
+    expect(vevents(over.body)).toHaveLength(CALENDAR_FEED_LIMITS.maxEvents);
+    expect(vevents(over.body).filter((vevent) => vevent.getFirstPropertyValue('uid') === uidOf(series.id))).toHaveLength(2);
+    const starts = vevents(over.body).map((vevent) => (vevent.getFirstPropertyValue('dtstart') as ICAL.Time).toJSDate().getTime());
+    expect(Math.min(...starts)).toBe(new Date(NOW).getTime() + 2 * 3_600_000);
+  });
 });

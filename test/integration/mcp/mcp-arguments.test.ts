@@ -12,7 +12,8 @@ function validValue(schema: Schema): unknown {
   if (schema.enum) return schema.enum[0];
   switch (schema.type) {
     case 'string':
-      return schema.format === 'date-time' ? '2031-01-06T09:00:00Z' : 'x'.repeat(Math.max(1, schema.minLength ?? 1));
+      if (schema.format === 'date-time') return '2031-01-06T09:00:00Z';
+      return schema.format === 'uuid' ? '00000000-0000-4000-8000-000000000000' : 'x'.repeat(Math.max(1, schema.minLength ?? 1));
     case 'integer':
     case 'number':
       return schema.minimum ?? 1;

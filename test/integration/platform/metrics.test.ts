@@ -5,7 +5,7 @@ import WebSocket from 'ws';
 import { bootstrapAgent, type AgentWithToken } from '../../factories/agents.js';
 import { createBooking, hourSlot } from '../../factories/bookings.js';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '../../factories/webhook-receiver.js';
-import { bearer, startTestApp, type TestApp } from '../../harness.js';
+import { bearer, startTestApp, type TestApp, withoutCost } from '../../harness.js';
 
 const METRICS_TOKEN = 'metrics-token-for-tests-0123456789';
 
@@ -71,7 +71,7 @@ describe('GET /metrics', () => {
     const created = await createBooking(t, agent, ...(Object.values(hourSlot('2031-05-01T08:00:00Z', 0)) as [string, string]));
     await t.rest({ method: 'DELETE', url: `/api/bookings/${created.id}`, headers: bearer(agent.token) });
     const query = await t.rest({ method: 'POST', url: '/graphql', headers: bearer(agent.token), payload: { query: 'query WhoAmI { me { id } }' } });
-    expect(query.json()).toEqual({ data: { me: { id: agent.id } } });
+    expect(withoutCost(query.json())).toEqual({ data: { me: { id: agent.id } } });
     await t.rest({ method: 'POST', url: '/graphql', payload: { query: 'query Broken { nope }' } });
     await t.rest({ method: 'POST', url: '/graphql', headers: bearer('agt_unknown'), payload: { query: 'query WhoAmI { me { id } }' } });
     expect((await t.rest({ method: 'GET', url: '/wp-admin/probe-7f3a' })).statusCode).toBe(404);

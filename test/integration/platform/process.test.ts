@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { freePort } from '../../../src/platform/db/embedded-postgres.js';
 import { errorLines, SMTP_NOT_SET_WARNING, startServer, waitFor } from '../../factories/server-process.js';
+import { withoutCost } from '../../harness.js';
 
 async function bootstrap(port: number) {
   const response = await fetch(`http://127.0.0.1:${port}/api/agents`, {
@@ -57,7 +58,7 @@ describe('the server process', () => {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${claimed.body.public_token}` },
         body: JSON.stringify({ query: '{ me { id } }' }),
       });
-      expect(await me.json()).toEqual({ data: { me: { id: claimed.body.id } } });
+      expect(withoutCost(await me.json())).toEqual({ data: { me: { id: claimed.body.id } } });
     } finally {
       second.child.kill('SIGTERM');
       expect({ code: await second.exited, errors: errorLines(second.output()) }).toEqual({ code: 0, errors: [] });

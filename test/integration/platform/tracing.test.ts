@@ -97,6 +97,19 @@ describe('traces', () => {
       const spans = receiver.spans.filter((span) => span.traceId === graphqlServerSpan.traceId && span.scope === '@opentelemetry/instrumentation-graphql');
       return spans.some((span) => span.name.startsWith('query')) ? spans : undefined;
     });
+    // The second time, graphql-jit runs the operation (GRAPHQL_JIT: compiled on its second request)
+    // past graphql-js's execute, where the instrumentation makes its span: the gateway makes it then.
+    const compiledMe = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: 'query Me { me { id } }' }),
+    });
+    expect(await compiledMe.json()).toEqual({ data: { me: { id: agentId } } });
+    const compiledRequestId = compiledMe.headers.get('x-request-id');
+    const compiledServerSpan = await eventually(async () =>
+      receiver.spans.find((span) => span.kind === SPAN_KIND_SERVER && span.attributes[REQUEST_ID_ATTRIBUTE] === compiledRequestId),
+    );
+    const compiledOperationSpan = await eventually(async () => receiver.spans.find((span) => span.traceId === compiledServerSpan.traceId && span.name === 'query Me'));
     // A calendar feed's token is in its URL: no span keeps it.
     const feed = await post(base, '/api/calendar-feeds', {}, token);
     expect(feed.status).toBe(201);
@@ -115,6 +128,7 @@ describe('traces', () => {
     expect(JSON.stringify(feedTrace)).not.toContain(feed.body.token!.slice(4));
     expect(graphqlServerSpan.name).toBe('POST /graphql');
     expect(graphqlSpans.map((span) => span.name)).toEqual(expect.arrayContaining(['graphql.parse', 'graphql.validate', 'query Me']));
+    expect(compiledOperationSpan).toMatchObject({ scope: 'agent-gateway/graphql', attributes: { 'graphql.operation.type': 'query', 'graphql.operation.name': 'Me' } });
 
     const byId = new Map(trace.map((span) => [span.spanId, span]));
     const ancestors = (span: ReceivedSpan): ReceivedSpan[] => {

@@ -93,7 +93,9 @@ describe('webhooks', () => {
     it.each([
       ['not a URL', 'not a url', undefined, 'url'],
       ['an ftp URL', 'ftp://example.com/x', undefined, 'url'],
-      ['an unknown event', 'http://127.0.0.1:9/x', ['booking.exploded'], 'events'],
+      ['an unknown event', 'http://127.0.0.1:9/x', ['booking.created', 'booking.exploded'], 'events.1'],
+      ['an empty event', 'http://127.0.0.1:9/x', [''], 'events.0'],
+      ['a URL with credentials', 'http://user:secret@127.0.0.1:9/x', undefined, 'url'],
       ['no events', 'http://127.0.0.1:9/x', [], 'events'],
     ])('answers 400 for %s', async (_label, url, events, field) => {
       const response = await register(root, url, events);

@@ -1,5 +1,5 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, Directive, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { AppError } from '../../../platform/errors.js';
 import { AGENT_LIMITS, type AgentService } from '../agent.service.js';
 import { isUuid } from '../../../platform/uuid.js';
@@ -7,6 +7,7 @@ import { NEXT_STEP } from '../agent.view.js';
 import type { AgentsContext } from './agent.loaders.js';
 import { checkLimit } from '../../../platform/graphql/page-size.js';
 import { AgentNode, CreateAgentInput, CreateAgentPayload, FreeBusyVisibility, NextStep } from './agent.types.js';
+import { listSize } from '../../../platform/graphql/directives.js';
 
 @Resolver(() => AgentNode)
 export class AgentResolver {
@@ -82,6 +83,7 @@ export class AgentResolver {
     return AgentNode.from(await ctx.agents.loadAgent(agent.parentId));
   }
 
+  @Directive(listSize({ slicingArguments: ['first'], requireOneSlicingArgument: false }))
   @FieldResolver(() => [AgentNode], {
     description:
       `Agents this one created, oldest first: \`first\` of them (1 to ${AGENT_LIMITS.childrenMax}) after the child \`after\`; ` +
@@ -95,7 +97,8 @@ export class AgentResolver {
     @Arg('after', () => ID, { nullable: true }) after?: string | null,
   ): Promise<AgentNode[]> {
     checkLimit('first', first, AGENT_LIMITS.childrenMax);
-    if (after && !isUuid(after)) throw AppError.validation({ after: 'is not the id of an agent' });
+    // An empty `after` is no id either (it reached SQL as one: a 500).
+    if (after != null && !isUuid(after)) throw AppError.validation({ after: 'is not the id of an agent' });
     const page = await ctx.agents.childrenPage.load({ parentId: agent.id, first, after: after ?? null });
     ctx.agents.countChildren(page.length);
     return page.map((child) => AgentNode.from(child));

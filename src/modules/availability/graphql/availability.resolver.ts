@@ -1,13 +1,17 @@
-import { Arg, Ctx, ID, Int, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Directive, ID, Int, Query, Resolver } from 'type-graphql';
 import { AVAILABILITY_LIMITS as L, decodeSlotCursor, encodeSlotCursor, type AvailabilityService } from '../availability.service.js';
 import { FreeSlotConnection, FreeSlotEdge, FreeSlotNode } from './availability.types.js';
 import type { PlatformContext } from '../../../platform/graphql/server.js';
 import { checkLimit } from '../../../platform/graphql/page-size.js';
+import { cost, listSize } from '../../../platform/graphql/directives.js';
 
 @Resolver()
 export class AvailabilityResolver {
   constructor(private readonly calendars: AvailabilityService) {}
 
+  // One statement over every asked agent's calendar in the window (8 ms for ten agents of 500 bookings, README S8): dearer than reading an object.
+  @Directive(cost(10))
+  @Directive(listSize({ slicingArguments: ['first'], sizedFields: ['edges'], requireOneSlicingArgument: false }))
   @Query(() => FreeSlotConnection, {
     description:
       'Free slots common to the caller and `agentIds` (at most ' +
@@ -37,7 +41,7 @@ export class AvailabilityResolver {
       to,
       granularityMinutes: granularity,
       first: checkLimit('first', first, L.firstMax),
-      after: after ? decodeSlotCursor(after) : undefined,
+      after: after != null ? decodeSlotCursor(after) : undefined,
     });
     const edges = page.items.map((slot) => new FreeSlotEdge(FreeSlotNode.from(slot), encodeSlotCursor));
     return { edges, pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };

@@ -1,4 +1,4 @@
-import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, Directive, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { BOOKING_LIMITS, FREE_BUSY_LIMITS, type BookingService } from '../booking.service.js';
 import { decodeBookingCursor, encodeBookingCursor } from '../list-cursors.js';
 import { AgentNode } from '../../agents/index.js';
@@ -14,11 +14,13 @@ import {
 } from './booking.types.js';
 import type { AgentsContext } from '../../agents/index.js';
 import { checkLimit } from '../../../platform/graphql/page-size.js';
+import { listSize } from '../../../platform/graphql/directives.js';
 
 @Resolver(() => BookingNode)
 export class BookingResolver {
   constructor(private readonly calendar: BookingService) {}
 
+  @Directive(listSize({ slicingArguments: ['first'], sizedFields: ['edges'], requireOneSlicingArgument: false }))
   @Query(() => BookingConnection, { description: "The caller's bookings intersecting [from, to), by startsAt." })
   async bookings(
     @Ctx() ctx: AgentsContext,
@@ -32,7 +34,7 @@ export class BookingResolver {
       actor,
       { from: from ?? undefined, to: to ?? undefined },
       checkLimit('first', first, BOOKING_LIMITS.listMax),
-      after ? decodeBookingCursor(after) : undefined,
+      after != null ? decodeBookingCursor(after) : undefined,
     );
     // Every booking of the page is the caller's: one agent for all rows, and the loader knows the caller.
     const owner = page.items[0] && AgentNode.from(await ctx.agents.loadAgent(page.items[0].agentId));
@@ -46,6 +48,7 @@ export class BookingResolver {
     return BookingNode.from(await this.calendar.get(actor, id));
   }
 
+  @Directive(listSize({ slicingArguments: ['limit'], requireOneSlicingArgument: false }))
   @Query(() => [SlotNode], { description: `The next \`limit\` concrete occurrences of a booking, from now (1 to ${BOOKING_LIMITS.listMax}).` })
   async occurrences(
     @Arg('bookingId', () => ID) bookingId: string,
@@ -68,6 +71,7 @@ export class BookingResolver {
     return { busy: busy.map(SlotNode.from), free: free.map(SlotNode.from) };
   }
 
+  @Directive(listSize({ assumedSize: FREE_BUSY_LIMITS.maxBookedSlots }))
   @Query(() => [BookedSlotNode], {
     description:
       "The caller's live occurrences intersecting [from, to), by startsAt, each with its booking: series expanded, cancelled occurrences left out. " +

@@ -1,9 +1,10 @@
-import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Directive, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { BOOKING_FIELDS, type BookingItem } from '../booking.shape.js';
-import { BOOKING_LIMITS } from '../booking.service.js';
+import { BOOKING_LIMITS, FREE_BUSY_LIMITS } from '../booking.service.js';
 import type { Slot } from '../recurrence.js';
 import { PageInfo } from '../../../platform/graphql/page-info.js';
 import { AgentNode } from '../../agents/index.js';
+import { listSize } from '../../../platform/graphql/directives.js';
 
 // simpleResolvers (here and on every scheduling type): plain properties use graphql's default
 // resolver; type-graphql's per-field wrapper would run for every field of every row of a list.
@@ -85,13 +86,14 @@ export class CreateBookingInput {
   @Field(() => String, {
     nullable: true,
     description:
-      'RFC 5545 RRULE (e.g. `FREQ=WEEKLY;BYDAY=MO;COUNT=10`). Prefix a `DTSTART;TZID=Europe/Berlin:<local startsAt>` line to keep wall-clock time across daylight-saving changes.',
+      'RFC 5545 RRULE (e.g. `FREQ=WEEKLY;BYDAY=MO;COUNT=10`). Prefix a `DTSTART;TZID=Europe/Berlin:<local startsAt>` line to keep wall-clock time across daylight-saving changes. A local UNTIL is read on that wall clock and stored in UTC. Rule parts: FREQ (not SECONDLY or MINUTELY), INTERVAL, COUNT or UNTIL (a date-time), BYDAY, BYMONTHDAY, BYMONTH, WKST; combinations calendar apps read differently are refused (400 naming rrule).',
   })
   rrule?: string | null;
 }
 
 @ObjectType({ simpleResolvers: true, description: 'A dry run of createBooking: nothing is written.' })
 export class BookingPreview {
+  @Directive(listSize({ assumedSize: BOOKING_LIMITS.previewConflictsShown }))
   @Field(() => [BookingNode], {
     description: `Existing bookings that the new one would overlap, earliest first: at most ${BOOKING_LIMITS.previewConflictsShown}.`,
   })
@@ -100,6 +102,7 @@ export class BookingPreview {
   @Field({ description: `Whether more than ${BOOKING_LIMITS.previewConflictsShown} existing bookings conflict (only the first are listed).` })
   moreConflicts!: boolean;
 
+  @Directive(listSize({ assumedSize: BOOKING_LIMITS.maxOccurrences }))
   @Field(() => [SlotNode], { description: `Occurrences of the new booking that clash, chronological (a series has at most ${BOOKING_LIMITS.maxOccurrences}).` })
   clashingOccurrences!: SlotNode[];
 
@@ -115,9 +118,11 @@ export class BookingPreview {
 
 @ObjectType({ simpleResolvers: true })
 export class FreeBusy {
+  @Directive(listSize({ assumedSize: FREE_BUSY_LIMITS.maxBookedSlots }))
   @Field(() => [SlotNode], { description: 'Merged busy intervals inside the window.' })
   busy!: SlotNode[];
 
+  @Directive(listSize({ assumedSize: FREE_BUSY_LIMITS.maxBookedSlots + 1 }))
   @Field(() => [SlotNode], { description: 'The gaps between them inside the window.' })
   free!: SlotNode[];
 }

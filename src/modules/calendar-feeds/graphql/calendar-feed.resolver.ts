@@ -1,12 +1,14 @@
-import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Directive, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { MAX_CALENDAR_FEEDS_PER_AGENT, type CalendarFeedService } from '../calendar-feed.service.js';
 import { CalendarFeedNode, CreatedCalendarFeed } from './calendar-feed.types.js';
 import type { PlatformContext } from '../../../platform/graphql/server.js';
+import { listSize } from '../../../platform/graphql/directives.js';
 
 @Resolver(() => CalendarFeedNode)
 export class CalendarFeedResolver {
   constructor(private readonly feedService: CalendarFeedService) {}
 
+  @Directive(listSize({ assumedSize: MAX_CALENDAR_FEEDS_PER_AGENT }))
   @Query(() => [CalendarFeedNode], { description: `The caller's calendar feeds: at most ${MAX_CALENDAR_FEEDS_PER_AGENT}, the number an agent may hold.` })
   async calendarFeeds(@Ctx() ctx: PlatformContext): Promise<CalendarFeedNode[]> {
     const actor = await ctx.actor();

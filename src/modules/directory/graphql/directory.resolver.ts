@@ -1,4 +1,4 @@
-import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, Directive, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { DirectoryBudget } from '../directory-budget.js';
 import type { AccountService } from '../account.service.js';
 import { TOOL_LIMITS, type ToolService } from '../tool.service.js';
@@ -15,6 +15,10 @@ import {
   ToolSortOrder,
   VoteResult,
 } from './directory.types.js';
+import { listSize } from '../../../platform/graphql/directives.js';
+
+/** Categories come from migrations (10 so far): the cost estimate allows for twice as many. */
+const CATEGORIES_ASSUMED = 20;
 
 @Resolver(() => ToolNode)
 export class DirectoryResolver {
@@ -24,13 +28,14 @@ export class DirectoryResolver {
     private readonly budget: DirectoryBudget,
   ) {}
 
+  @Directive(listSize({ slicingArguments: ['limit'], sizedFields: ['tools'], requireOneSlicingArgument: false }))
   @Query(() => ToolPageNode, { description: 'The catalogue, filtered by category slug, sorted and paged.' })
   async tools(
     @Ctx() ctx: DirectoryContext,
     @Arg('category', () => String, { nullable: true }) category?: string | null,
     @Arg('sort', () => ToolSortOrder, { defaultValue: ToolSortOrder.votes }) sort = ToolSortOrder.votes,
-    @Arg('page', () => Int, { defaultValue: 1 }) page = 1,
-    @Arg('limit', () => Int, { defaultValue: TOOL_LIMITS.pageSizeDefault }) limit = TOOL_LIMITS.pageSizeDefault as number,
+    @Arg('page', () => Int, { defaultValue: 1, description: `1 to ${TOOL_LIMITS.pageMax}.` }) page = 1,
+    @Arg('limit', () => Int, { defaultValue: TOOL_LIMITS.pageSizeDefault, description: `Tools per page, 1 to ${TOOL_LIMITS.pageSizeMax}.` }) limit = TOOL_LIMITS.pageSizeDefault as number,
   ): Promise<ToolPageNode> {
     await this.budget.spend(await ctx.actor(), ctx.ip);
     const result = await this.toolService.list({ category: category ?? undefined, sort, page, limit });
@@ -43,12 +48,14 @@ export class DirectoryResolver {
     return ToolNode.from(await this.toolService.get(id));
   }
 
+  @Directive(listSize({ assumedSize: CATEGORIES_ASSUMED }))
   @Query(() => [CategoryNode])
   async categories(@Ctx() ctx: DirectoryContext): Promise<CategoryNode[]> {
     await this.budget.spend(await ctx.actor(), ctx.ip);
     return this.toolService.categories();
   }
 
+  @Directive(listSize({ slicingArguments: ['limit'], sizedFields: ['agents', 'humans'], requireOneSlicingArgument: false }))
   @Query(() => Leaderboard)
   async leaderboard(
     @Arg('limit', () => Int, { defaultValue: TOOL_LIMITS.leaderboardDefault }) limit: number,
@@ -94,7 +101,7 @@ export class DirectoryResolver {
 
   @Mutation(() => Session, { description: 'Redeems a sign-in link for a 7-day JWT.' })
   async redeemMagicLink(@Arg('token') token: string, @Ctx() ctx: DirectoryContext): Promise<Session> {
-    return this.accounts.redeem(ctx.ip, token);
+    return (await this.accounts.redeem(ctx.ip, token)).signedIn;
   }
 
   @FieldResolver(() => CategoryNode)

@@ -1,4 +1,5 @@
-import { Field, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Directive, Field, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { cacheControl } from '../../../platform/graphql/directives.js';
 import type { ToolView } from '../tool.service.js';
 
 export enum ToolSortOrder {
@@ -6,12 +7,16 @@ export enum ToolSortOrder {
   newest = 'newest',
   trending = 'trending',
 }
+/** The catalogue is public (the viewer's own vote excepted): shared caches may keep it 30 s, votes move it. */
+export const DIRECTORY_CACHE = cacheControl({ maxAge: 30 });
+
 registerEnumType(ToolSortOrder, {
   name: 'ToolSort',
   description: 'votes: most votes first; newest: latest first; trending: votes of the last 7 days, newer ones weighing more.',
 });
 
 @ObjectType('Category')
+@Directive(DIRECTORY_CACHE)
 export class CategoryNode {
   @Field(() => Int)
   id!: number;
@@ -27,6 +32,7 @@ export class CategoryNode {
 }
 
 @ObjectType('Tool', { description: 'A tool in the directory.' })
+@Directive(DIRECTORY_CACHE)
 export class ToolNode {
   @Field(() => Int)
   id!: number;
@@ -73,7 +79,9 @@ export class ToolNode {
   @Field()
   createdAt!: Date;
 
+  // The caller's own: never kept by a shared cache, nor by the caller's (a vote changes it).
   @Field({ description: 'Whether the signed-in viewer has voted for it (false when signed out).' })
+  @Directive(cacheControl({ maxAge: 0, scope: 'PRIVATE' }))
   viewerHasVoted?: boolean;
 
   static from(view: ToolView): ToolNode {
@@ -82,6 +90,7 @@ export class ToolNode {
 }
 
 @ObjectType()
+@Directive(DIRECTORY_CACHE)
 export class ToolPageNode {
   @Field(() => [ToolNode])
   tools!: ToolNode[];
@@ -97,6 +106,7 @@ export class ToolPageNode {
 }
 
 @ObjectType()
+@Directive(DIRECTORY_CACHE)
 export class Leaderboard {
   @Field(() => [ToolNode], { description: 'Agent-submitted tools by votes.' })
   agents!: ToolNode[];
@@ -106,6 +116,7 @@ export class Leaderboard {
 }
 
 @ObjectType('DirectoryStats')
+@Directive(DIRECTORY_CACHE)
 export class StatsNode {
   @Field(() => Int)
   totalTools!: number;

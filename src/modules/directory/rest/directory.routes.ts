@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { writeRateLimitHeaders } from '../../../platform/http/rate-limit-headers.js';
 import type { DirectoryBudget } from '../directory-budget.js';
 import { MAGIC_LINK_TTL_MINUTES, type AccountService } from '../account.service.js';
 import type { ToolService, ToolSort } from '../tool.service.js';
@@ -34,7 +35,7 @@ export function registerDirectoryRoutes(
   deps: { tools: ToolService; accounts: AccountService; budget: DirectoryBudget },
 ): void {
   const { tools, accounts, budget } = deps;
-  const directoryBudget = async (request: FastifyRequest, reply: FastifyReply) => budget.spend(await request.actor(), request.ip, reply);
+  const directoryBudget = async (request: FastifyRequest, reply: FastifyReply) => writeRateLimitHeaders(reply, await budget.spend(await request.actor(), request.ip));
   const config = { errorStyle: 'directory' as const };
   const agentId = (request: FastifyRequest) => {
     const value = request.headers['x-agent-id'];
@@ -55,7 +56,7 @@ export function registerDirectoryRoutes(
 
     scope.get<{ Params: { id: string } }>('/api/tools/:id', { schema: getToolRoute, config }, async (request) => ({
       success: true,
-      tool: presentTool(await tools.get(Number(request.params.id))),
+      tool: presentTool(await tools.get(request.params.id)),
     }));
 
     scope.post<{ Body: SubmitToolBody }>('/api/tools', { schema: submitToolRoute, config }, async (request, reply) => {
@@ -78,7 +79,7 @@ export function registerDirectoryRoutes(
     });
 
     scope.post<{ Params: { id: string } }>('/api/tools/:id/vote', { schema: voteRoute, config }, async (request) => {
-      const result = await tools.toggleVote(await request.actor(), Number(request.params.id), agentId(request));
+      const result = await tools.toggleVote(await request.actor(), request.params.id, agentId(request));
       return { success: true, voted: result.voted, vote_count: result.voteCount };
     });
 
@@ -98,12 +99,13 @@ export function registerDirectoryRoutes(
   // Sign-in has its own budgets (the account service spends them) and does not spend the directory's.
   app.register(async (scope) => {
     scope.post<{ Body: { email: string } }>('/api/auth/magic-link', { schema: magicLinkRoute, config }, async (request, reply) => {
-      await accounts.requestMagicLink(request.ip, request.body.email, reply);
+      writeRateLimitHeaders(reply, await accounts.requestMagicLink(request.ip, request.body.email));
       return { success: true, message: `If the address can receive e-mail, a sign-in link is on its way. It expires in ${MAGIC_LINK_TTL_MINUTES} minutes.` };
     });
 
     scope.post<{ Body: { token: string } }>('/api/auth/verify', { schema: verifyRoute, config }, async (request, reply) => {
-      const session = await accounts.redeem(request.ip, request.body.token, reply);
+      const { signedIn: session, budget: signInBudget } = await accounts.redeem(request.ip, request.body.token);
+      writeRateLimitHeaders(reply, signInBudget);
       return { success: true, token: session.token, expires_at: session.expiresAt.toISOString(), user: session.user };
     });
   });

@@ -1,9 +1,11 @@
+import { httpUrlSchema, NOT_BLANK } from '../../../platform/formats.js';
 import { SECURITY } from '../../../platform/http/openapi.js';
 import { AUTH_METHODS, PRICING_MODELS } from '../entities/tool.entity.js';
 import { ACCOUNT_LIMITS } from '../limits.js';
-import { TOOL_LIMITS, TOOL_SORTS } from '../tool.service.js';
+import { CATEGORY_SLUG, TOOL_LIMITS, TOOL_SORTS } from '../tool.service.js';
 
 const dateTime = { type: 'string', format: 'date-time' } as const;
+const notBlank = { pattern: NOT_BLANK.pattern, description: NOT_BLANK.description } as const;
 
 export const errorBody = {
   type: 'object',
@@ -59,9 +61,9 @@ export const listToolsRoute = {
   querystring: {
     type: 'object',
     properties: {
-      category: { type: 'string', minLength: 1 },
+      category: { type: 'string', minLength: 1, maxLength: CATEGORY_SLUG.maxLength, pattern: CATEGORY_SLUG.pattern, description: CATEGORY_SLUG.description },
       sort: { type: 'string', enum: [...TOOL_SORTS], default: 'votes' },
-      page: { type: 'integer', minimum: 1, default: 1 },
+      page: { type: 'integer', minimum: 1, maximum: TOOL_LIMITS.pageMax, default: 1 },
       limit: { type: 'integer', minimum: 1, maximum: TOOL_LIMITS.pageSizeMax, default: TOOL_LIMITS.pageSizeDefault },
     },
   },
@@ -100,12 +102,12 @@ export const submitToolRoute = {
     type: 'object',
     required: ['name', 'url', 'description', 'category_id'],
     properties: {
-      name: { type: 'string', minLength: 1, maxLength: TOOL_LIMITS.nameMaxLength },
-      url: { type: 'string', minLength: 1, maxLength: TOOL_LIMITS.urlMaxLength },
-      description: { type: 'string', minLength: 1, maxLength: TOOL_LIMITS.descriptionMaxLength },
-      category_id: { type: 'integer', minimum: 1 },
-      capabilities: { type: 'array', maxItems: TOOL_LIMITS.capabilitiesMax, items: { type: 'string', minLength: 1, maxLength: TOOL_LIMITS.capabilityMaxLength } },
-      api_endpoint: { type: 'string', maxLength: TOOL_LIMITS.urlMaxLength },
+      name: { type: 'string', minLength: 1, maxLength: TOOL_LIMITS.nameMaxLength, ...notBlank },
+      url: httpUrlSchema(TOOL_LIMITS.urlMaxLength),
+      description: { type: 'string', minLength: 1, maxLength: TOOL_LIMITS.descriptionMaxLength, ...notBlank },
+      category_id: { type: 'integer', minimum: 1, maximum: TOOL_LIMITS.categoryIdMax },
+      capabilities: { type: 'array', maxItems: TOOL_LIMITS.capabilitiesMax, items: { type: 'string', minLength: 1, maxLength: TOOL_LIMITS.capabilityMaxLength, ...notBlank } },
+      api_endpoint: httpUrlSchema(TOOL_LIMITS.urlMaxLength),
       auth_method: { type: 'string', enum: [...AUTH_METHODS] },
       pricing_model: { type: 'string', enum: [...PRICING_MODELS] },
     },
@@ -201,7 +203,11 @@ export const magicLinkRoute = {
   summary: 'E-mail a one-time sign-in link (same answer for every address)',
   tags: ['accounts'],
   security: SECURITY.public,
-  body: { type: 'object', required: ['email'], properties: { email: { type: 'string', minLength: 3, maxLength: ACCOUNT_LIMITS.emailMaxLength } } },
+  body: {
+    type: 'object',
+    required: ['email'],
+    properties: { email: { type: 'string', minLength: 3, maxLength: ACCOUNT_LIMITS.emailMaxLength, format: 'email', description: ACCOUNT_LIMITS.emailDescription } },
+  },
   response: { 200: { type: 'object', required: ['success', 'message'], properties: { success: { type: 'boolean' }, message: { type: 'string' } } }, ...errors(400) },
 } as const;
 

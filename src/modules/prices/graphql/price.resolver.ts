@@ -1,6 +1,7 @@
-import { Arg, Field, Float, ID, Int, ObjectType, Query, registerEnumType, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Directive, Field, Float, ID, Int, ObjectType, Query, registerEnumType, Resolver, Root, Subscription } from 'type-graphql';
 import type { Clock } from '../../../platform/clock.js';
-import { freshnessOf } from '../catalog.js';
+import { cacheControl, listSize } from '../../../platform/graphql/directives.js';
+import { freshnessOf, GPU_SLUGS, PROVIDERS } from '../catalog.js';
 import { PRICE_HISTORY_LIMITS, type PriceService, type PriceView, type SnapshotAdded } from '../price.service.js';
 
 export enum PriceKind {
@@ -16,7 +17,11 @@ export enum Freshness {
 }
 registerEnumType(Freshness, { name: 'PriceFreshness', description: 'FRESH under 2 h old, STALE under 12 h, EXPIRED beyond.' });
 
+/** Public data that changes with a snapshot (every 30 minutes, or an admin ingest): shared caches may keep it a minute. */
+export const PRICE_CACHE_SECONDS = 60;
+
 @ObjectType('GpuPrice', { description: 'Hourly USD price of one GPU at one provider, with where and when it was seen.' })
+@Directive(cacheControl({ maxAge: PRICE_CACHE_SECONDS }))
 export class GpuPriceNode {
   @Field({ description: 'Full GPU model name.' })
   gpu!: string;
@@ -76,6 +81,7 @@ export class PriceResolver {
     return Object.assign(new GpuPriceNode(), row, { ageMinutes: Math.max(0, Math.floor(age / 60_000)), freshness: freshnessOf(age) as Freshness });
   }
 
+  @Directive(listSize({ assumedSize: GPU_SLUGS.length * PROVIDERS.length }))
   @Query(() => [GpuPriceNode], { description: 'Current prices, optionally for one GPU slug and/or provider.' })
   async gpuPrices(
     @Arg('gpu', () => String, { nullable: true }) gpu?: string | null,
@@ -85,6 +91,7 @@ export class PriceResolver {
     return feed.prices.filter((row) => !provider || row.provider === provider).map((row) => this.node(row));
   }
 
+  @Directive(listSize({ assumedSize: PRICE_HISTORY_LIMITS.maxRows }))
   @Query(() => [GpuPriceNode], {
     description:
       "Every snapshot's price of a GPU inside [from, to), oldest first. " +

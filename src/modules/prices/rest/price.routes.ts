@@ -4,6 +4,7 @@ import { AppError } from '../../../platform/errors.js';
 import type { PriceService } from '../price.service.js';
 import { presentFeed, presentSnapshotAdded } from './price.presenter.js';
 import { addSnapshotRoute, gpuPricesRoute, listPricesRoute } from './price.schemas.js';
+import { echo } from '../../../platform/echo.js';
 
 interface SnapshotBody {
   taken_at?: string;
@@ -45,7 +46,7 @@ export function registerPriceRoutes(app: FastifyInstance, prices: PriceService, 
         schema: addSnapshotRoute,
         // Without ADMIN_TOKEN the route does not exist for callers; checked before the body is read.
         onRequest: async (request) => {
-          if (!adminToken) throw new AppError('not_found', `no route ${request.method} ${request.url}`);
+          if (!adminToken) throw new AppError('not_found', `no route ${request.method} ${echo(request.url)}`);
           prices.authorizeIngest(await request.actor());
         },
       },

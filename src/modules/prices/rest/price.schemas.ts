@@ -79,8 +79,8 @@ export const addSnapshotRoute = {
           additionalProperties: false,
           required: ['slug', 'provider', 'spot_price_usd', 'on_demand_price_usd'],
           properties: {
-            slug: { type: 'string' },
-            provider: { type: 'string' },
+            slug: { type: 'string', enum: GPU_SLUGS },
+            provider: { type: 'string', enum: [...PROVIDERS] },
             spot_price_usd: { type: ['number', 'null'], minimum: 0, maximum: 100_000 },
             on_demand_price_usd: { type: ['number', 'null'], minimum: 0, maximum: 100_000 },
           },

@@ -1,15 +1,17 @@
-import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, Directive, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { PROPOSAL_LIMITS, type ProposalService } from '../proposal.service.js';
 import { AgentNode } from '../../agents/index.js';
 import type { AgentsContext } from '../../agents/index.js';
 import { checkLimit } from '../../../platform/graphql/page-size.js';
 import { AVAILABILITY_LIMITS } from '../../availability/index.js';
 import { CreateProposalInput, ProposalNode, ProposalRoleFilter, ProposalStatusFilter, ProposeFirstAvailableInput } from './proposal.types.js';
+import { listSize } from '../../../platform/graphql/directives.js';
 
 @Resolver(() => ProposalNode)
 export class ProposalResolver {
   constructor(private readonly proposalService: ProposalService) {}
 
+  @Directive(listSize({ slicingArguments: ['first'], requireOneSlicingArgument: false }))
   @Query(() => [ProposalNode], {
     description: `The caller's proposals, newest first: \`first\` of them, 1 to ${PROPOSAL_LIMITS.listMax} (narrow by \`role\` and \`status\`).`,
   })

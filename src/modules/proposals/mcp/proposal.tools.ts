@@ -1,6 +1,7 @@
 import { tool, TOOL_ARGUMENTS, type ToolDefinition } from '../../../platform/mcp/tool.js';
 import { AVAILABILITY_TOOL_ARGUMENTS } from '../../availability/index.js';
 import type { ProposalService } from '../proposal.service.js';
+import { PROPOSAL_ARGUMENTS } from '../proposal.arguments.js';
 import { presentProposal } from '../proposal.view.js';
 
 const { dateTime } = TOOL_ARGUMENTS;
@@ -17,7 +18,7 @@ export function proposalTools(proposals: ProposalService): ToolDefinition<unknow
         type: 'object',
         additionalProperties: false,
         required: ['targetAgentId', 'startsAt', 'endsAt'],
-        properties: { targetAgentId: agentId, startsAt: dateTime, endsAt: dateTime },
+        properties: { targetAgentId: PROPOSAL_ARGUMENTS.targetAgentId, startsAt: dateTime, endsAt: dateTime },
       },
       run: async ({ targetAgentId, startsAt, endsAt }, { actor }) =>
         presentProposal(await proposals.create(await actor(), { targetAgentId, startsAt: new Date(startsAt), endsAt: new Date(endsAt) })),

@@ -5,6 +5,7 @@ import { PROPOSAL_LIMITS } from '../proposal.service.js';
 import { availabilitySearchProperties } from '../../availability/index.js';
 import { errorResponses } from '../../../platform/http/error-schemas.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../../../platform/api-limits.js';
+import { PROPOSAL_ARGUMENTS } from '../proposal.arguments.js';
 
 const dateTime = { type: 'string', format: 'date-time' } as const;
 
@@ -14,7 +15,7 @@ export const proposalCreateBody = {
   additionalProperties: false,
   required: ['targetAgentId', 'startsAt', 'endsAt'],
   properties: {
-    targetAgentId: { type: 'string', minLength: 1, maxLength: PROPOSAL_LIMITS.agentIdMaxLength },
+    targetAgentId: PROPOSAL_ARGUMENTS.targetAgentId,
     startsAt: dateTime,
     endsAt: dateTime,
   },

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { writeRateLimitHeaders } from '../../../platform/http/rate-limit-headers.js';
 import type { TokenAnalyticsService } from '../token-analytics.service.js';
 import type { TokenReadBudget } from '../token-read-budget.js';
 import { presentAnalytics, presentSafety } from '../token.view.js';
@@ -6,7 +7,7 @@ import { analyticsRoute, safetyRoute } from './token.schemas.js';
 
 export function registerTokenRoutes(app: FastifyInstance, tokens: TokenAnalyticsService, budget: TokenReadBudget): void {
   const config = { errorStyle: 'plain' as const };
-  const onRequest = async (request: FastifyRequest, reply: FastifyReply) => budget.spend(request.ip, reply);
+  const onRequest = async (request: FastifyRequest, reply: FastifyReply) => writeRateLimitHeaders(reply, await budget.spend(request.ip));
   app.get<{ Params: { mint: string } }>(
     '/v1/tokens/:mint/analytics',
     { schema: analyticsRoute, config, onRequest },

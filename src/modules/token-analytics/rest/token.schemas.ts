@@ -1,7 +1,8 @@
 /** The JSON schemas of the token routes (seed 002): validation, serialisation and the OpenAPI document. */
 import { SECURITY } from '../../../platform/http/openapi.js';
+import { MINT } from '../token-analytics.service.js';
 
-const mintParams = { type: 'object', required: ['mint'], properties: { mint: { type: 'string' } } } as const;
+const mintParams = { type: 'object', required: ['mint'], properties: { mint: { type: 'string', pattern: MINT.pattern, description: MINT.description } } } as const;
 const errorBody = { type: 'object', properties: { error: { type: 'string' }, message: { type: 'string' } } } as const;
 const errors = { 400: errorBody, 404: errorBody, 429: errorBody, 503: errorBody };
 

@@ -1,20 +1,23 @@
-import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Directive, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { MAX_WEBHOOKS_PER_AGENT } from '../sql/webhooks-per-agent-limit.trigger.js';
 import { DELIVERY_LIST_LIMITS, type WebhookService } from '../webhook.service.js';
 import type { PlatformContext } from '../../../platform/graphql/server.js';
 import { checkLimit } from '../../../platform/graphql/page-size.js';
 import { DeliveryStatusFilter, RegisteredWebhook, RegisterWebhookInput, WebhookDeliveryNode, WebhookNode } from './webhook.types.js';
+import { listSize } from '../../../platform/graphql/directives.js';
 
 @Resolver(() => WebhookNode)
 export class WebhookResolver {
   constructor(private readonly webhookService: WebhookService) {}
 
+  @Directive(listSize({ assumedSize: MAX_WEBHOOKS_PER_AGENT }))
   @Query(() => [WebhookNode], { description: `The caller's webhooks: at most ${MAX_WEBHOOKS_PER_AGENT}, the number an agent may register.` })
   async webhooks(@Ctx() ctx: PlatformContext): Promise<WebhookNode[]> {
     const actor = await ctx.actor();
     return (await this.webhookService.list(actor)).map(WebhookNode.from);
   }
 
+  @Directive(listSize({ slicingArguments: ['first'], requireOneSlicingArgument: false }))
   @Query(() => [WebhookDeliveryNode], {
     description: `Deliveries of the caller’s webhooks, newest first, with every attempt: \`first\` of them, 1 to ${DELIVERY_LIST_LIMITS.max}.`,
   })

@@ -1,5 +1,9 @@
-import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Directive, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { DeliveryView, WebhookView } from '../webhook.service.js';
+import { listSize } from '../../../platform/graphql/directives.js';
+
+/** The most attempts a delivery can have: WEBHOOK_MAX_ATTEMPTS is at most 100 (config.ts). */
+const WEBHOOK_ATTEMPTS_MAX = 100;
 
 export enum DeliveryStatusFilter {
   pending = 'pending',
@@ -83,6 +87,7 @@ export class WebhookDeliveryNode {
   @Field(() => DeliveryStatusFilter)
   status!: string;
 
+  @Directive(listSize({ assumedSize: WEBHOOK_ATTEMPTS_MAX }))
   @Field(() => [WebhookAttemptNode])
   attempts!: WebhookAttemptNode[];
 

@@ -2,7 +2,8 @@
 import { SECURITY } from '../../../platform/http/openapi.js';
 import { BOOKING_EVENT_TYPES } from '../../booking-events/index.js';
 import { MAX_WEBHOOKS_PER_AGENT } from '../sql/webhooks-per-agent-limit.trigger.js';
-import { WEBHOOK_LIMITS } from '../webhook.service.js';
+import { httpUrlSchema } from '../../../platform/formats.js';
+import { WEBHOOK_LIMITS, WEBHOOK_URL } from '../webhook.service.js';
 import { errorResponses } from '../../../platform/http/error-schemas.js';
 
 const webhookItem = {
@@ -29,8 +30,14 @@ export const registerWebhookRoute = {
     additionalProperties: false,
     required: ['url'],
     properties: {
-      url: { type: 'string', minLength: 1, maxLength: WEBHOOK_LIMITS.urlMaxLength },
-      events: { type: 'array', items: { type: 'string' }, maxItems: 10 },
+      url: httpUrlSchema(WEBHOOK_LIMITS.urlMaxLength, WEBHOOK_URL),
+      events: {
+        type: 'array',
+        items: { type: 'string', enum: [...BOOKING_EVENT_TYPES] },
+        minItems: 1,
+        maxItems: WEBHOOK_LIMITS.eventsMax,
+        description: 'The events to receive; omitted: all of them.',
+      },
     },
   },
   response: { 201: webhookItem, ...errorResponses(400, 401, 409) },

@@ -1,0 +1,219 @@
+import {
+  getDirectiveValues,
+  getNamedType,
+  getNullableType,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  isCompositeType,
+  isListType,
+  isObjectType,
+  Kind,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLField,
+  type GraphQLNamedType,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+import { getComplexity, type ComplexityEstimatorArgs } from 'graphql-query-complexity';
+import { costDirective, listSizeDirective, type ListSize } from './directives.js';
+
+/**
+ * What an operation costs, after IBM's GraphQL Cost Directives specification, from the schema's
+ * `@cost` and `@listSize`: an object costs 1 and a scalar or enum 0 unless `@cost` says otherwise
+ * (on the field, else on its type); a mutation's root field costs 10; an argument with `@cost` adds its
+ * weight when set; a list multiplies its items' cost by its size. The estimate (before execution) takes
+ * sizes from `@listSize` (the slicing argument's value, else the assumed size); the actual cost (after)
+ * walks the answer and counts what was resolved, list lengths as they came.
+ *
+ * The estimate is graphql-query-complexity's traversal (fragments, `@skip`/`@include`, arguments from
+ * variables) with an estimator for the IBM directives. Its estimator sees a field's children as one sum,
+ * so the sizes of `sizedFields` (a connection's `edges`) are applied from the costs recorded for those
+ * children as they were estimated.
+ */
+
+/** A list without `@listSize` (every composite list of the schema has one; a test holds that). */
+export const DEFAULT_LIST_SIZE = 10;
+/** The weight of a mutation's root field (IBM's specification and Apollo's demand control). */
+export const MUTATION_ROOT_WEIGHT = 10;
+
+interface FieldCost {
+  /** The field's cost as the estimator returned it. */
+  readonly total: number;
+  /** One item's cost, for a list. */
+  readonly perItem: number;
+}
+
+interface EstimateContext {
+  readonly schema: GraphQLSchema;
+  readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>;
+  readonly costs: Map<FieldNode, FieldCost>;
+}
+
+/** The estimated cost of the operation named `operationName` (or the document's only one). */
+export function estimateCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown> | undefined): number {
+  const context: EstimateContext = { schema, fragments: fragmentsOf(document), costs: new Map() };
+  return getComplexity({
+    schema,
+    query: document,
+    ...(operationName ? { operationName } : {}),
+    variables: variables ?? {},
+    context: context as unknown as Record<string, unknown>,
+    estimators: [ibmEstimator],
+  });
+}
+
+function ibmEstimator({ type, field, node, args, childComplexity, context }: ComplexityEstimatorArgs): number {
+  const { schema, fragments, costs } = context as unknown as EstimateContext;
+  const weight = fieldWeight(schema, type as GraphQLNamedType, field) + argumentWeights(field, args);
+  const size = listSizeOf(field);
+  let children = childComplexity;
+  let multiplier = isListType(getNullableType(field.type)) ? DEFAULT_LIST_SIZE : 1;
+  if (size) {
+    const items = itemsOf(size, args);
+    if (size.sizedFields?.length) {
+      for (const child of childFields(node.selectionSet, size.sizedFields, fragments)) {
+        const recorded = costs.get(child);
+        if (recorded) children += items * recorded.perItem - recorded.total;
+      }
+    } else {
+      multiplier = items;
+    }
+  }
+  const perItem = weight + children;
+  costs.set(node, { total: multiplier * perItem, perItem });
+  return multiplier * perItem;
+}
+
+/** The cost of what an operation actually resolved: its answer's `data`, walked with the operation. */
+export function actualCost(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined, data: unknown): number {
+  const root = operation.operation === 'mutation' ? schema.getMutationType() : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
+  if (!root || data === null || typeof data !== 'object') return 0;
+  const walk = { schema, fragments: fragmentsOf(document), variables: variables ?? {} };
+  return selectionCost(walk, operation.selectionSet, root, data as Record<string, unknown>);
+}
+
+interface Walk {
+  readonly schema: GraphQLSchema;
+  readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>;
+  readonly variables: Record<string, unknown>;
+}
+
+function selectionCost(walk: Walk, selectionSet: SelectionSetNode, type: GraphQLObjectType, value: Record<string, unknown>): number {
+  let total = 0;
+  for (const node of fieldsOf(walk, selectionSet, type)) {
+    const field = type.getFields()[node.name.value];
+    const answer = value[node.alias?.value ?? node.name.value];
+    if (!field || answer === undefined) continue;
+    const weight = fieldWeight(walk.schema, type, field) + argumentWeights(field, argumentsOf(node, walk.variables));
+    total += valueCost(walk, node, getNamedType(field.type), weight, answer);
+  }
+  return total;
+}
+
+function valueCost(walk: Walk, node: FieldNode, type: GraphQLNamedType, weight: number, answer: unknown): number {
+  if (answer === null) return 0;
+  if (Array.isArray(answer)) return answer.reduce((sum: number, item: unknown) => sum + valueCost(walk, node, type, weight, item), 0);
+  if (!node.selectionSet || !isCompositeType(type) || typeof answer !== 'object') return weight;
+  const runtime = isObjectType(type) ? type : runtimeType(walk.schema, type.name, answer as Record<string, unknown>);
+  return weight + (runtime ? selectionCost(walk, node.selectionSet, runtime, answer as Record<string, unknown>) : 0);
+}
+
+/** An abstract type's object by its `__typename` when the answer has it (the schema has none today). */
+function runtimeType(schema: GraphQLSchema, abstractName: string, answer: Record<string, unknown>): GraphQLObjectType | undefined {
+  const named = typeof answer.__typename === 'string' ? schema.getType(answer.__typename) : undefined;
+  if (named && isObjectType(named)) return named;
+  const abstract = schema.getType(abstractName);
+  return abstract && !isObjectType(abstract) && isCompositeType(abstract) ? schema.getPossibleTypes(abstract)[0] : undefined;
+}
+
+/** The field nodes a selection set selects on `type`: fragments whose condition it meets, skipped ones left out. */
+function fieldsOf(walk: Walk, selectionSet: SelectionSetNode, type: GraphQLObjectType): FieldNode[] {
+  const fields: FieldNode[] = [];
+  for (const selection of selectionSet.selections) {
+    if (!included(selection, walk.variables)) continue;
+    if (selection.kind === Kind.FIELD) fields.push(selection);
+    else {
+      const fragment = selection.kind === Kind.INLINE_FRAGMENT ? selection : walk.fragments.get(selection.name.value);
+      if (!fragment) continue;
+      const condition = fragment.typeCondition?.name.value;
+      if (condition === undefined || condition === type.name || type.getInterfaces().some((face) => face.name === condition) || isMemberOfUnion(walk.schema, condition, type)) {
+        fields.push(...fieldsOf(walk, fragment.selectionSet, type));
+      }
+    }
+  }
+  return fields;
+}
+
+function isMemberOfUnion(schema: GraphQLSchema, name: string, type: GraphQLObjectType): boolean {
+  const union = schema.getType(name);
+  return Boolean(union && !isObjectType(union) && isCompositeType(union) && schema.isSubType(union, type));
+}
+
+function included(selection: SelectionSetNode['selections'][number], variables: Record<string, unknown>): boolean {
+  if (getDirectiveValues(GraphQLSkipDirective, selection, variables)?.if === true) return false;
+  return getDirectiveValues(GraphQLIncludeDirective, selection, variables)?.if !== false;
+}
+
+/** The direct child fields named in `names`, through fragments. */
+function childFields(selectionSet: SelectionSetNode | undefined, names: readonly string[], fragments: ReadonlyMap<string, FragmentDefinitionNode>): FieldNode[] {
+  if (!selectionSet) return [];
+  const found: FieldNode[] = [];
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      if (names.includes(selection.name.value)) found.push(selection);
+    } else {
+      const fragment = selection.kind === Kind.INLINE_FRAGMENT ? selection : fragments.get(selection.name.value);
+      found.push(...childFields(fragment?.selectionSet, names, fragments));
+    }
+  }
+  return found;
+}
+
+function fieldWeight(schema: GraphQLSchema, parent: GraphQLNamedType, field: GraphQLField<unknown, unknown>): number {
+  const own = weightOf(field.astNode);
+  if (own !== undefined) return own;
+  if (parent === schema.getMutationType()) return MUTATION_ROOT_WEIGHT;
+  const type = getNamedType(field.type);
+  return weightOf(type.astNode) ?? (isCompositeType(type) ? 1 : 0);
+}
+
+function argumentWeights(field: GraphQLField<unknown, unknown>, args: Record<string, unknown>): number {
+  let weight = 0;
+  for (const argument of field.args) if (args[argument.name] !== undefined) weight += weightOf(argument.astNode) ?? 0;
+  return weight;
+}
+
+function weightOf(node: Parameters<typeof getDirectiveValues>[1] | null | undefined): number | undefined {
+  if (!node) return undefined;
+  const weight = (getDirectiveValues(costDirective, node) as { weight?: string } | undefined)?.weight;
+  const parsed = weight === undefined ? Number.NaN : Number(weight);
+  return Number.isFinite(parsed) && parsed >= 0 ? parsed : undefined;
+}
+
+function listSizeOf(field: GraphQLField<unknown, unknown>): ListSize | undefined {
+  return field.astNode ? (getDirectiveValues(listSizeDirective, field.astNode) as ListSize | undefined) : undefined;
+}
+
+function itemsOf(size: ListSize, args: Record<string, unknown>): number {
+  const sliced = (size.slicingArguments ?? []).map((name) => args[name]).filter((value): value is number => typeof value === 'number' && value >= 0);
+  if (sliced.length > 0) return Math.max(...sliced);
+  return size.assumedSize ?? DEFAULT_LIST_SIZE;
+}
+
+function argumentsOf(node: FieldNode, variables: Record<string, unknown>): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const argument of node.arguments ?? []) {
+    values[argument.name.value] = argument.value.kind === Kind.VARIABLE ? variables[argument.value.name.value] : argument.value.kind === Kind.NULL ? undefined : true;
+  }
+  return values;
+}
+
+function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  return fragments;
+}

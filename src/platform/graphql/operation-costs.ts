@@ -1,0 +1,119 @@
+import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestListener } from '@apollo/server';
+import { GraphQLError, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import type { Actor } from '../auth/actor.js';
+import type { PresentedCredential } from '../auth/credentials.js';
+import { addressKey } from '../http/client-address.js';
+import { CostRefusal, type Admission, type CostBudget, type CostReport } from './cost-budget.js';
+import { actualCost, estimateCost } from './operation-cost.js';
+
+/** Who pays for an operation: what the platform context knows of its caller. */
+export interface CostPayer {
+  readonly actor: () => Promise<Actor>;
+  readonly credential: PresentedCredential;
+  readonly ip: string;
+}
+
+/** One operation's cost so far: estimated and charged, waiting for its answer. */
+export interface Charge {
+  readonly estimated: number;
+  readonly admission: Admission | undefined;
+  readonly document: DocumentNode;
+  readonly operation: OperationDefinitionNode;
+  readonly variables: Record<string, unknown> | undefined;
+}
+
+/**
+ * Every GraphQL operation's cost, over every transport: estimated and charged to its caller before it
+ * runs (refused with `rate_limited` when over budget, before any resolver and so any SQL), counted from
+ * its answer after, and reported in `extensions.cost`. The caller is its credential once that
+ * resolved to someone, else its address (an IPv6 client by its /64): an unknown token buys no budget
+ * of its own.
+ */
+export class OperationCosts {
+  /** Estimates of operations that take no variables, by document (Apollo keeps one object per cached document). */
+  private readonly fixedEstimates = new WeakMap<DocumentNode, Map<string, number>>();
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    readonly budget: CostBudget,
+  ) {}
+
+  /** Estimates and charges; throws a CostRefusal when the caller's budget does not hold the estimate. */
+  async admit(payer: CostPayer, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined): Promise<Charge> {
+    const estimated = this.estimate(document, operation, variables);
+    const admission = this.budget.enforced ? await this.budget.admit(await payerKey(payer), estimated) : undefined;
+    return { estimated, admission, document, operation, variables };
+  }
+
+  private estimate(document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined): number {
+    const fixed = !operation.variableDefinitions?.length;
+    const name = operation.name?.value ?? '';
+    const known = fixed ? this.fixedEstimates.get(document)?.get(name) : undefined;
+    if (known !== undefined) return known;
+    let estimated: number;
+    try {
+      estimated = estimateCost(this.schema, document, operation.name?.value, variables);
+    } catch {
+      // Variables that do not coerce: execution answers that, having run nothing.
+      return 0;
+    }
+    if (fixed) {
+      let byName = this.fixedEstimates.get(document);
+      if (!byName) this.fixedEstimates.set(document, (byName = new Map()));
+      byName.set(name, estimated);
+    }
+    return estimated;
+  }
+
+  /** Counts what the answer holds, gives back the unused part, and reports the cost. */
+  settle(charge: Charge, data: unknown): CostReport {
+    const actual = data === undefined || data === null ? 0 : actualCost(this.schema, charge.document, charge.operation, charge.variables, data);
+    // A subscription keeps its estimate: its events are not charged one by one.
+    return this.budget.settle(charge.admission, charge.estimated, charge.operation.operation === 'subscription' ? charge.estimated : actual);
+  }
+
+  /**
+   * The Apollo plugin for GraphQL over HTTP: charges once the operation is known (after validation),
+   * answers a refusal 429 with Retry-After, and puts `extensions.cost` on every answer (0 and 0 with no
+   * budget for a request that never reached an operation: it was not charged).
+   */
+  plugin<Context extends CostPayer>(): ApolloServerPlugin<Context> {
+    const charges = new WeakMap<object, Charge>();
+    const refusals = new WeakMap<object, CostRefusal>();
+    // One listener for every request (the hot path): state travels in WeakMaps keyed by the request.
+    const listener: GraphQLRequestListener<Context> = {
+      didResolveOperation: async ({ request, contextValue, document, operation }) => {
+        if (!operation) return;
+        try {
+          charges.set(request, await this.admit(contextValue, document, operation, request.variables));
+        } catch (error) {
+          if (!(error instanceof CostRefusal)) throw error;
+          refusals.set(request, error);
+          const retryAfter = String(error.extensions.retryAfterSeconds);
+          throw new GraphQLError(error.message, { originalError: error, extensions: { http: { status: error.status, headers: new HeaderMap([['retry-after', retryAfter]]) } } });
+        }
+      },
+      willSendResponse: async ({ request, response }) => {
+        if (response.body.kind !== 'single') return;
+        const result = response.body.singleResult;
+        const charge = charges.get(request);
+        const cost = charge ? this.settle(charge, result.data) : (refusals.get(request)?.extensions.cost ?? { estimated: 0, actual: 0 });
+        result.extensions = { ...result.extensions, cost };
+      },
+    };
+    return { requestDidStart: async () => listener };
+  }
+}
+
+async function payerKey(payer: CostPayer): Promise<string> {
+  const byAddress = `address:${addressKey(payer.ip)}`;
+  let actor: Actor;
+  try {
+    actor = await payer.actor();
+  } catch {
+    // The caller could not be looked up (the database failing): charged to its address, and the
+    // failure is reported where the operation needs the caller, as before costs were counted.
+    return byAddress;
+  }
+  return actor.kind !== 'anonymous' && payer.credential.kind === 'token' ? `credential:${payer.credential.token}` : byAddress;
+}
