@@ -20,6 +20,7 @@ import { Migration20261126000000_agent_family_limits } from './Migration20261126
 import { Migration20261126010000_sql_definitions } from './Migration20261126010000_sql_definitions.js';
 import { Migration20261126020000_live_booking_counts } from './Migration20261126020000_live_booking_counts.js';
 import { Migration20261126030000_consistency_tokens } from './Migration20261126030000_consistency_tokens.js';
+import { Migration20261126100000_one_booking_shape } from './Migration20261126100000_one_booking_shape.js';
 import { Migration20261126200000_booking_change_feed } from './Migration20261126200000_booking_change_feed.js';
 
 /**
@@ -52,5 +53,6 @@ export const migrations = [
   { name: 'Migration20261126010000_sql_definitions', class: Migration20261126010000_sql_definitions },
   { name: 'Migration20261126020000_live_booking_counts', class: Migration20261126020000_live_booking_counts },
   { name: 'Migration20261126030000_consistency_tokens', class: Migration20261126030000_consistency_tokens },
+  { name: 'Migration20261126100000_one_booking_shape', class: Migration20261126100000_one_booking_shape },
   { name: 'Migration20261126200000_booking_change_feed', class: Migration20261126200000_booking_change_feed },
 ];

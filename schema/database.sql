@@ -498,10 +498,7 @@ declare
   v_proposal proposals;
   v_source bookings;
   v_booking bookings;
-  v_created record;
-  v_transferred record;
   v_events jsonb;
-  v_deliveries int;
 begin
   select * into v_proposal from proposals where id = p_proposal;
   if not found then return '{"missing": true}'::jsonb; end if;
@@ -532,21 +529,12 @@ begin
                                 jsonb_build_array(jsonb_build_object('starts_at', v_proposal.starts_at, 'ends_at', v_proposal.ends_at)));
   end if;
 
-  select * into v_created from record_booking_event(v_proposal.proposer_agent_id, 'booking.created', booking_item(v_booking), p_at);
-  v_events := jsonb_build_array(
-    jsonb_build_object('eventId', v_created.event_id::text, 'previousEventId', v_created.previous_event_id::text,
-                       'agentId', v_proposal.proposer_agent_id, 'type', 'booking.created'));
-  v_deliveries := v_created.deliveries;
+  v_events := jsonb_build_array(record_booking_event(v_proposal.proposer_agent_id, 'booking.created', v_booking, p_at));
   if v_source.id is not null then
-    select * into v_transferred from record_booking_event(v_proposal.target_agent_id, 'booking.transferred', booking_item(v_booking), p_at);
-    v_events := v_events || jsonb_build_array(
-      jsonb_build_object('eventId', v_transferred.event_id::text, 'previousEventId', v_transferred.previous_event_id::text,
-                         'agentId', v_proposal.target_agent_id, 'type', 'booking.transferred'));
-    v_deliveries := v_deliveries + v_transferred.deliveries;
+    v_events := v_events || jsonb_build_array(record_booking_event(v_proposal.target_agent_id, 'booking.transferred', v_booking, p_at));
   end if;
   update proposals set booking_id = v_booking.id where id = p_proposal returning * into v_proposal;
-  return jsonb_build_object('proposal', to_jsonb(v_proposal), 'booking', booking_item(v_booking), 'events', v_events,
-                            'deliveries', v_deliveries);
+  return jsonb_build_object('proposal', to_jsonb(v_proposal), 'booking', booking_item(v_booking), 'events', v_events);
 end
 $function$
 ;
@@ -772,13 +760,7 @@ CREATE OR REPLACE FUNCTION public.booking_item(b bookings)
  LANGUAGE sql
  STABLE
 AS $function$
-  select jsonb_build_object(
-    'id', b.id, 'agentId', b.agent_id,
-    'startsAt', to_char(b.starts_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'endsAt', to_char(b.ends_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'status', b.status, 'rrule', b.rrule,
-    'warningSentAt', to_char(b.warning_sent_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'createdAt', to_char(b.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'));
+  select jsonb_build_object('id', b.id, 'agentId', b.agent_id, 'startsAt', to_char(b.starts_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'endsAt', to_char(b.ends_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'status', b.status, 'rrule', b.rrule, 'warningSentAt', to_char(b.warning_sent_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'createdAt', to_char(b.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'));
 $function$
 ;
 
@@ -832,7 +814,6 @@ CREATE OR REPLACE FUNCTION public.cancel_booking(p_agent uuid, p_booking uuid, p
 AS $function$
 declare
   v_booking bookings;
-  v_event record;
 begin
   perform 1 from agents where id = p_agent for no key update;
   v_booking := booking_cancel(p_booking, p_agent, p_at);
@@ -842,10 +823,8 @@ begin
     if v_booking.agent_id <> p_agent then return '{"forbidden": true}'::jsonb; end if;
     return jsonb_build_object('booking', booking_item(v_booking));
   end if;
-  select * into v_event from record_booking_event(p_agent, 'booking.cancelled', booking_item(v_booking), p_at);
-  return jsonb_build_object('booking', booking_item(v_booking), 'events', jsonb_build_array(jsonb_build_object(
-    'eventId', v_event.event_id::text, 'previousEventId', v_event.previous_event_id::text, 'agentId', p_agent, 'type', 'booking.cancelled')),
-    'deliveries', v_event.deliveries);
+  return jsonb_build_object('booking', booking_item(v_booking),
+                            'events', jsonb_build_array(record_booking_event(p_agent, 'booking.cancelled', v_booking, p_at)));
 end
 $function$
 ;
@@ -905,48 +884,38 @@ end;
 $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.create_booking(p_booking jsonb, p_slots jsonb, p_cap integer, p_key text, p_request_hash text, p_key_valid_after timestamp with time zone, p_at timestamp with time zone)
+CREATE OR REPLACE FUNCTION public.create_booking(p_agent uuid, p_starts_at timestamp with time zone, p_ends_at timestamp with time zone, p_rrule text, p_slots jsonb, p_cap integer, p_key text, p_request_hash text, p_key_valid_after timestamp with time zone, p_at timestamp with time zone)
  RETURNS jsonb
  LANGUAGE plpgsql
 AS $function$
 declare
-  v_agent uuid := (p_booking->>'agentId')::uuid;
-  v_stored record;
+  v_stored jsonb;
   v_live int;
-  v_event record;
+  v_booking bookings;
+  v_item jsonb;
 begin
-  perform 1 from agents where id = v_agent for no key update;
+  perform 1 from agents where id = p_agent for no key update;
   if p_key is not null then
-    select k.request_hash, k.outcome into v_stored from idempotency_keys k
-     where k.agent_id = v_agent and k.operation = 'create_booking' and k.key = p_key and k.created_at >= p_key_valid_after;
-    if found then
-      if v_stored.request_hash <> p_request_hash then return '{"conflict": true}'::jsonb; end if;
-      return jsonb_build_object('replay', v_stored.outcome);
-    end if;
+    v_stored := idempotency_lookup(p_agent, 'create_booking', p_key, p_request_hash, p_key_valid_after);
+    if v_stored is not null then return v_stored; end if;
   end if;
   -- Live bookings (a series counts while any of its slots has not ended). The kept count is at least
   -- the live ones (agent_live_bookings): under the cap it answers alone; otherwise bookings that ended
   -- since it was taken may be in it, so the live ones are counted afresh and it starts again from now.
-  select c.live into v_live from agent_live_bookings c where c.agent_id = v_agent;
+  select c.live into v_live from agent_live_bookings c where c.agent_id = p_agent;
   if v_live is null or v_live >= p_cap then
-    select count(*) into v_live from bookings b where b.agent_id = v_agent and b.status = 'confirmed' and b.live_until > p_at;
-    insert into agent_live_bookings (agent_id, counted_after, live) values (v_agent, p_at, v_live)
+    select count(*) into v_live from bookings b where b.agent_id = p_agent and b.status = 'confirmed' and b.live_until > p_at;
+    insert into agent_live_bookings (agent_id, counted_after, live) values (p_agent, p_at, v_live)
       on conflict (agent_id) do update set counted_after = excluded.counted_after, live = excluded.live;
     if v_live >= p_cap then return '{"refused": "booking_cap_reached"}'::jsonb; end if;
   end if;
 
-  perform booking_insert((p_booking->>'id')::uuid, v_agent, (p_booking->>'startsAt')::timestamptz, (p_booking->>'endsAt')::timestamptz,
-                         p_booking->>'rrule', (p_booking->>'createdAt')::timestamptz, p_slots);
+  v_booking := booking_insert(gen_random_uuid(), p_agent, p_starts_at, p_ends_at, p_rrule, p_at, p_slots);
+  v_item := booking_item(v_booking);
   if p_key is not null then
-    insert into idempotency_keys (agent_id, operation, key, request_hash, outcome, created_at)
-    values (v_agent, 'create_booking', p_key, p_request_hash, jsonb_build_object('ok', p_booking), p_at)
-    on conflict (agent_id, operation, key) do update
-      set request_hash = excluded.request_hash, outcome = excluded.outcome, created_at = excluded.created_at;
+    perform idempotency_record(p_agent, 'create_booking', p_key, p_request_hash, jsonb_build_object('ok', v_item), p_at, p_key_valid_after);
   end if;
-  select * into v_event from record_booking_event(v_agent, 'booking.created', p_booking, p_at);
-  return jsonb_build_object('events', jsonb_build_array(jsonb_build_object(
-    'eventId', v_event.event_id::text, 'previousEventId', v_event.previous_event_id::text, 'agentId', v_agent, 'type', 'booking.created')),
-    'deliveries', v_event.deliveries);
+  return jsonb_build_object('booking', v_item, 'events', jsonb_build_array(record_booking_event(p_agent, 'booking.created', v_booking, p_at)));
 end
 $function$
 ;
@@ -978,6 +947,29 @@ AS $function$
   )
   -- A data-modifying WITH runs to completion whether or not the answer reads it.
   select count(*)::int from taken;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.idempotency_lookup(p_agent uuid, p_operation text, p_key text, p_request_hash text, p_valid_after timestamp with time zone)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select case when k.request_hash <> p_request_hash then '{"conflict": true}'::jsonb else jsonb_build_object('replay', k.outcome) end
+    from idempotency_keys k
+   where k.agent_id = p_agent and k.operation = p_operation and k.key = p_key and k.created_at >= p_valid_after;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.idempotency_record(p_agent uuid, p_operation text, p_key text, p_request_hash text, p_outcome jsonb, p_at timestamp with time zone, p_valid_after timestamp with time zone)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+  insert into idempotency_keys (agent_id, operation, key, request_hash, outcome, created_at)
+  values (p_agent, p_operation, p_key, p_request_hash, p_outcome, p_at)
+  on conflict (agent_id, operation, key) do update
+    set request_hash = excluded.request_hash, outcome = excluded.outcome, created_at = excluded.created_at
+    where idempotency_keys.created_at < p_valid_after;
 $function$
 ;
 
@@ -1030,22 +1022,28 @@ end
 $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.record_booking_event(p_agent uuid, p_type text, p_booking jsonb, p_at timestamp with time zone, OUT event_id bigint, OUT previous_event_id bigint, OUT deliveries integer)
- RETURNS record
+CREATE OR REPLACE FUNCTION public.record_booking_event(p_agent uuid, p_type text, p_booking bookings, p_at timestamp with time zone)
+ RETURNS jsonb
  LANGUAGE plpgsql
 AS $function$
+declare
+  v_event_id bigint;
+  v_previous bigint;
+  v_deliveries int;
 begin
   -- The agent's row lock, held from before the cursor is taken until commit, makes one agent's
   -- cursors commit in order (a no-op when the caller holds it already). Other agents never wait.
   perform 1 from agents where id = p_agent for no key update;
-  select max(e.id) into previous_event_id from booking_events e where e.agent_id = p_agent;
+  select max(e.id) into v_previous from booking_events e where e.agent_id = p_agent;
   insert into booking_events (agent_id, type, booking_id, booking, created_at)
-    values (p_agent, p_type, (p_booking->>'id')::uuid, p_booking, p_at)
-    returning id into event_id;
+    values (p_agent, p_type, p_booking.id, booking_item(p_booking), p_at)
+    returning id into v_event_id;
   insert into webhook_fanout (event_id)
-  select record_booking_event.event_id
+  select v_event_id
    where exists (select 1 from webhooks w where w.agent_id = p_agent and w.disabled_at is null and p_type = any (w.events));
-  get diagnostics deliveries = row_count;
+  get diagnostics v_deliveries = row_count;
+  return jsonb_build_object('eventId', v_event_id::text, 'previousEventId', v_previous::text, 'agentId', p_agent, 'type', p_type,
+                            'deliveries', v_deliveries);
 end
 $function$
 ;
@@ -1116,6 +1114,29 @@ begin
     on conflict (email) do update set last_sign_in_at = excluded.last_sign_in_at
     returning u.id, u.email::text;
 end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.send_booking_reminder(p_booking uuid, p_at timestamp with time zone)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_agent uuid;
+  v_booking bookings;
+begin
+  loop
+    select agent_id into v_agent from bookings where id = p_booking;
+    if not found then return null; end if;
+    perform 1 from agents where id = v_agent for no key update;
+    -- A transfer may have moved the booking while this waited for the lock: then lock its new owner.
+    exit when (select agent_id from bookings where id = p_booking) = v_agent;
+  end loop;
+  v_booking := booking_mark_reminded(p_booking, p_at);
+  if v_booking.id is null then return null; end if;
+  return jsonb_build_object('booking', booking_item(v_booking),
+                            'events', jsonb_build_array(record_booking_event(v_agent, 'booking.reminder', v_booking, p_at)));
+end
 $function$
 ;
 

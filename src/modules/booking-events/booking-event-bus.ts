@@ -2,8 +2,8 @@ import DataLoader from 'dataloader';
 import type { Notifications } from '../../platform/db/notifications.js';
 import type { Statements } from '../../platform/db/statements.js';
 import type { Logger } from '../../platform/logger.js';
-import { fromBookingItem, toBookingItem, type AnnouncedEvent, type BookingEventView, type BookingItem, type CommittedEvents, type EventAnnouncer } from '../bookings/index.js';
-import type { BookingEventType } from './entities/booking-event.entity.js';
+import { isoFromTimestamptz } from '../../platform/db/pg-timestamp.js';
+import type { AnnouncedEvent, BookingEventView, CommittedEvents, EventAnnouncer } from '../bookings/index.js';
 import { EVENTS_AFTER, LATEST_EVENTS, type BookingEventRow } from './sql/booking-event.sql.js';
 import { AgentFanOut } from './fan-out.js';
 import { SubscriberStream } from './subscriber-stream.js';
@@ -17,17 +17,11 @@ const LOG_PAGE = 200;
 /** Feeds started by one read of the newest cursors (an array parameter of that many agent ids). */
 export const FEED_STARTS_PER_READ = 500;
 
-interface NotifiedEvent {
-  cursor: string;
-  previousCursor: string | null;
-  agentId: string;
-  type: BookingEventType;
-  createdAt: string;
-  booking: BookingItem;
-}
+/** What one announcement carries to the other processes: the event as it was announced here. */
+type NotifiedEvent = AnnouncedEvent;
 
 function fromRow(row: BookingEventRow): BookingEventView {
-  return { cursor: row.id, agentId: row.agent_id, type: row.type, createdAt: new Date(row.created_at), booking: fromBookingItem(row.booking) };
+  return { cursor: row.id, agentId: row.agent_id, type: row.type, createdAt: isoFromTimestamptz(row.created_at), booking: row.booking };
 }
 
 /**
@@ -127,7 +121,7 @@ export class BookingEventBus implements EventAnnouncer {
   ) {
     notifications.on(BOOKING_EVENTS_CHANNEL, (payload) => {
       const event = JSON.parse(payload) as NotifiedEvent;
-      this.offer({ ...fromBookingItemEvent(event), previousCursor: event.previousCursor });
+      this.offer(event);
     });
     // Announcements sent while the connection was down are gone: every feed reads the log.
     notifications.onReconnect(() => void this.checkFeeds(true));
@@ -150,8 +144,8 @@ export class BookingEventBus implements EventAnnouncer {
           previousCursor: event.previousCursor,
           agentId: event.agentId,
           type: event.type,
-          createdAt: event.createdAt.toISOString(),
-          booking: toBookingItem(event.booking),
+          createdAt: event.createdAt,
+          booking: event.booking,
         } satisfies NotifiedEvent),
       );
     }
@@ -276,8 +270,4 @@ export class BookingEventBus implements EventAnnouncer {
       this.logger.warn({ err: error }, 'checking live booking feeds against the log failed');
     }
   }
-}
-
-function fromBookingItemEvent(event: NotifiedEvent): BookingEventView {
-  return { cursor: event.cursor, agentId: event.agentId, type: event.type, createdAt: new Date(event.createdAt), booking: fromBookingItem(event.booking) };
 }

@@ -38,6 +38,7 @@ import { recordBookingEventFunction } from './sql/record-booking-event.function.
 import type { ResumableSubscription } from '../../platform/graphql/sse.js';
 
 export { BookingEventBus } from './booking-event-bus.js';
+export { publicEventId } from './event-id.js';
 export { BOOKING_EVENT_TYPES, BookingEvent, type BookingEventType } from './entities/booking-event.entity.js';
 export type { BookingEventsContext } from './graphql/booking-event.resolver.js';
 export type { BookingChange, BookingChangePage } from './booking-change.view.js';

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../../platform/clock.js';
 import { SCHEDULING_LIMITS } from '../../platform/api-limits.js';
@@ -8,17 +7,16 @@ import { AppError, constraintErrorOf, isAppError, type FieldErrors } from '../..
 import type { Actor } from '../../platform/auth/actor.js';
 import { agentOf, notTheOwner, requireOwner, type AgentRecord } from '../agents/index.js';
 import { Booking } from './entities/booking.entity.js';
-import { committedEvents, recordBookingEvent, type EventAnnouncer } from './committed-events.js';
-import { fromBookingItem, toBookingItem, type BookingItem, type BookingView } from './booking.view.js';
+import { committedEvents, type EventAnnouncer } from './committed-events.js';
+import { bookingColumns, bookingItemOfRow, type BookingItem, type BookingRow } from './booking.shape.js';
 import { encodeBookingCursor, encodeOccurrenceCursor, type BookingCursor } from './list-cursors.js';
-
-export type { BookingView } from './booking.view.js';
 import { checkRange } from './input-checks.js';
 import { isUuid } from '../../platform/uuid.js';
-import { IDEMPOTENCY_TTL_MS, idempotencyConflict, replay, requestHash, storeOutcome, type IdempotentRequest } from './idempotency.js';
+import { idempotencyConflict, keysValidAfter, replay, requestHash, storeOutcome, type IdempotentRequest } from './idempotency.js';
 import { expandRule, parseNewRule, parseRule, RecurrenceError, type ParsedRule, type Slot } from './recurrence.js';
 import {
   BOOKED_SLOTS,
+  BOOKING_BY_ID,
   SLOTS_IN_WINDOW,
   BOOKINGS_FROM_START,
   BOOKINGS_OVERLAPPING,
@@ -27,9 +25,7 @@ import {
   CONFLICTING_BOOKINGS,
   CREATE_BOOKING,
   DUE_REMINDERS,
-  bookingItemOfRow,
-  bookingViewOfRow,
-  type BookingRow,
+  SEND_BOOKING_REMINDER,
 } from './sql/booking.sql.js';
 import { echo } from '../../platform/echo.js';
 
@@ -92,12 +88,12 @@ export interface OccurrencePage {
 
 /** One live occurrence on the calendar and the booking (single or series) it belongs to. */
 export interface BookedSlot extends Slot {
-  booking: BookingView;
+  booking: BookingItem;
 }
 
 export interface BookingPreview {
   /** Existing bookings of the agent that the new one (or one of its occurrences) would overlap, earliest first, at most `previewConflictsShown`. */
-  conflicts: BookingView[];
+  conflicts: BookingItem[];
   /** Whether more bookings conflict than `conflicts` lists. */
   moreConflicts: boolean;
   /** The new booking's occurrences that clash, chronological. */
@@ -106,20 +102,6 @@ export interface BookingPreview {
   /** Occurrences that would be written (conflict-checked), up to the horizon. */
   occurrenceCount: number;
 }
-
-export function toBookingView(booking: Booking): BookingView {
-  return {
-    id: booking.id,
-    agentId: booking.agent.id,
-    startsAt: booking.startsAt,
-    endsAt: booking.endsAt,
-    status: booking.status,
-    rrule: booking.rrule,
-    warningSentAt: booking.warningSentAt,
-    createdAt: booking.createdAt,
-  };
-}
-
 
 /**
  * Bookings on an agent's calendar: create (single or recurring), list, cancel, occurrences, and
@@ -139,43 +121,36 @@ export class BookingService {
     private readonly options: { bookingCap: number; reminderLeadMinutes: number },
   ) {}
 
-  async create(caller: Actor, input: CreateBookingInput, idempotencyKey?: string): Promise<BookingView> {
+  async create(caller: Actor, input: CreateBookingInput, idempotencyKey?: string): Promise<BookingItem> {
     const actor = agentOf(caller);
     const plan = this.plan(actor, input);
     const request: IdempotentRequest | undefined = idempotencyKey
       ? { agentId: actor.id, operation: 'create_booking', key: idempotencyKey, body: input }
       : undefined;
     const now = this.clock.now();
-    const booking: BookingView = {
-      id: randomUUID(),
-      agentId: actor.id,
-      startsAt: input.startsAt,
-      endsAt: input.endsAt,
-      status: 'confirmed',
-      // A local UNTIL is stored as the UTC instant it names (RFC 5545 wants UTC with a zoned DTSTART).
-      rrule: plan.rule?.text ?? null,
-      warningSentAt: null,
-      createdAt: now,
-    };
     try {
       const row = await retryTransient(() =>
         this.statements.one(CREATE_BOOKING, [
-          JSON.stringify(toBookingItem(booking)),
+          actor.id,
+          input.startsAt,
+          input.endsAt,
+          // A local UNTIL is stored as the UTC instant it names (RFC 5545 wants UTC with a zoned DTSTART).
+          plan.rule?.text ?? null,
           slotsJson(plan.slots),
           this.options.bookingCap,
           request?.key ?? null,
           request ? requestHash(request.body) : null,
-          new Date(now.getTime() - IDEMPOTENCY_TTL_MS),
+          keysValidAfter(now),
           now,
         ]),
       );
       const outcome = row!.outcome;
       if ('conflict' in outcome) throw idempotencyConflict();
-      if ('replay' in outcome) return fromBookingItem(replay(outcome.replay));
+      if ('replay' in outcome) return replay(outcome.replay);
       if ('refused' in outcome) throw capReached(this.options.bookingCap);
-      this.events.announce(committedEvents(outcome, booking, now));
-      this.noteNewBooking(booking, now);
-      return booking;
+      this.events.announce(committedEvents(outcome, outcome.booking, now));
+      this.noteNewBooking(outcome.booking, now);
+      return outcome.booking;
     } catch (error) {
       const domainError = constraintErrorOf(error) ?? error;
       if (request && isAppError(domainError) && (domainError.code === 'slot_taken' || domainError.code === 'booking_cap_reached')) {
@@ -198,7 +173,7 @@ export class BookingService {
       this.statements.rows(CONFLICTING_BOOKINGS, [actor.id, occurrences, BOOKING_LIMITS.previewConflictsShown + 1]),
     ]);
     return {
-      conflicts: conflicts.slice(0, BOOKING_LIMITS.previewConflictsShown).map(bookingViewOfRow),
+      conflicts: conflicts.slice(0, BOOKING_LIMITS.previewConflictsShown).map(bookingItemOfRow),
       moreConflicts: conflicts.length > BOOKING_LIMITS.previewConflictsShown,
       clashingOccurrences: clashing.map((row) => ({ startsAt: new Date(row.starts_at), endsAt: new Date(row.ends_at) })),
       capReached: (await this.liveBookingCount(this.em, actor.id, this.clock.now())) >= this.options.bookingCap,
@@ -219,26 +194,28 @@ export class BookingService {
     return { items, hasNextPage, nextCursor: hasNextPage ? encodeBookingCursor(items.at(-1)!) : null };
   }
 
-  async get(caller: Actor, bookingId: string): Promise<BookingView> {
+  async get(caller: Actor, bookingId: string): Promise<BookingItem> {
     const actor = agentOf(caller);
-    return toBookingView(await this.findOwned(this.em, actor, bookingId));
+    const row = isUuid(bookingId) ? await this.statements.one(BOOKING_BY_ID, [bookingId]) : undefined;
+    if (!row) throw bookingNotFound(bookingId);
+    requireOwner(actor, row.agent_id, 'booking');
+    return bookingItemOfRow(row);
   }
 
   /** Soft-cancel: the row stays (audit), its slots are freed. Cancelling twice is fine. */
-  async cancel(caller: Actor, bookingId: string): Promise<BookingView> {
+  async cancel(caller: Actor, bookingId: string): Promise<BookingItem> {
     const actor = agentOf(caller);
     if (!isUuid(bookingId)) throw bookingNotFound(bookingId);
     const now = this.clock.now();
     const outcome = (await retryTransient(() => this.statements.one(CANCEL_BOOKING, [actor.id, bookingId, now])))!.outcome;
     if ('missing' in outcome) throw bookingNotFound(bookingId);
     if ('forbidden' in outcome) throw notTheOwner('booking');
-    const booking = fromBookingItem(outcome.booking);
-    if (outcome.events) this.events.announce(committedEvents({ events: outcome.events, deliveries: outcome.deliveries ?? 0 }, booking, now));
-    return booking;
+    if (outcome.events) this.events.announce(committedEvents({ events: outcome.events }, outcome.booking, now));
+    return outcome.booking;
   }
 
   /** Removes one occurrence of a series (an EXDATE) and frees its slot. */
-  async cancelOccurrence(caller: Actor, bookingId: string, startsAt: Date): Promise<BookingView> {
+  async cancelOccurrence(caller: Actor, bookingId: string, startsAt: Date): Promise<BookingItem> {
     const actor = agentOf(caller);
     return retryTransient(() =>
       this.em.transactional(async (tx) => {
@@ -252,8 +229,7 @@ export class BookingService {
         if (!occurrence || occurrence.startsAt.getTime() !== startsAt.getTime()) {
           throw new AppError('not_found', `the booking has no occurrence starting at ${startsAt.toISOString()}`);
         }
-        await excludeOccurrences(tx, booking.id, [startsAt]);
-        return toBookingView(booking);
+        return excludeOccurrences(tx, booking.id, [startsAt]);
       }),
     );
   }
@@ -284,7 +260,7 @@ export class BookingService {
     checkCalendarWindow(from, to);
     const rows = await this.statements.rows(BOOKED_SLOTS, [actor.id, from, to, FREE_BUSY_LIMITS.maxBookedSlots + 1]);
     if (rows.length > FREE_BUSY_LIMITS.maxBookedSlots) throw tooManySlots();
-    return rows.map((row) => ({ startsAt: new Date(row.slot_starts_at), endsAt: new Date(row.slot_ends_at), booking: bookingViewOfRow(row) }));
+    return rows.map((row) => ({ startsAt: new Date(row.slot_starts_at), endsAt: new Date(row.slot_ends_at), booking: bookingItemOfRow(row) }));
   }
 
   /** Busy intervals (merged) of the caller's calendar inside `[from, to)`, and the free gaps. */
@@ -314,8 +290,9 @@ export class BookingService {
   }
 
   /** After the commit of a new booking: a booking that starts inside the reminder lead is reminded at once. */
-  noteNewBooking(booking: BookingView, now: Date): void {
-    if (booking.startsAt.getTime() - this.options.reminderLeadMinutes * 60_000 <= now.getTime() && booking.startsAt > now) this.reminderDue();
+  noteNewBooking(booking: BookingItem, now: Date): void {
+    const startsAt = Date.parse(booking.startsAt);
+    if (startsAt - this.options.reminderLeadMinutes * 60_000 <= now.getTime() && startsAt > now.getTime()) this.reminderDue();
   }
 
   /** Who sends reminders that are due now (the sweep). */
@@ -383,23 +360,13 @@ export class BookingService {
     return (await this.statements.rows(DUE_REMINDERS, [now, dueBy, limit])).map((row) => row.id);
   }
 
-  /** Once per confirmed booking that has not started: sets `warningSentAt` and emits `booking.reminder`. */
+  /** Once per confirmed booking that has not started: sets `warningSentAt` and emits `booking.reminder` (one SQL function). */
   async sendReminder(bookingId: string): Promise<boolean> {
-    const committed = await retryTransient(() =>
-      this.em.fork().transactional(async (tx) => {
-        const now = this.clock.now();
-        const current = await tx.findOne(Booking, bookingId);
-        if (!current) return undefined;
-        // The agent's lock first, as every calendar write takes it (and the event needs it).
-        await lockAgent(tx, current.agent.id);
-        const [marked] = await tx.execute<(BookingRow | { id: null })[]>('select * from booking_mark_reminded(?, ?)', [bookingId, now]);
-        if (!marked?.id) return undefined;
-        const booking = bookingViewOfRow(marked);
-        return recordBookingEvent(tx, { agentId: booking.agentId, type: 'booking.reminder', booking, at: now });
-      }),
-    );
-    if (committed) this.events.announce(committed);
-    return committed !== undefined;
+    const now = this.clock.now();
+    const { outcome } = (await retryTransient(() => this.statements.one(SEND_BOOKING_REMINDER, [bookingId, now])))!;
+    if (!outcome) return false;
+    this.events.announce(committedEvents(outcome, outcome.booking, now));
+    return true;
   }
 
   /** Validates the request and works out the slots it would occupy. */
@@ -499,12 +466,13 @@ export async function lockAgent(tx: EntityManager, agentId: string): Promise<voi
   await tx.execute('select 1 from agents where id = ? for no key update', [agentId]);
 }
 
-/** Occurrences leave a series through the booking's own writer (migration `…25000000_booking_writers`). */
-async function excludeOccurrences(tx: EntityManager, bookingId: string, startsAt: readonly Date[]): Promise<void> {
-  await tx.execute('select booking_exclude_occurrences(?, array(select jsonb_array_elements_text(?::jsonb)::timestamptz))', [
-    bookingId,
-    JSON.stringify(startsAt.map((date) => date.toISOString())),
-  ]);
+/** Occurrences leave a series through the booking's own writer (sql/booking-exclude-occurrences.function.ts); answers the booking. */
+async function excludeOccurrences(tx: EntityManager, bookingId: string, startsAt: readonly Date[]): Promise<BookingItem> {
+  const [row] = await tx.execute<BookingRow[]>(
+    `select ${bookingColumns()} from booking_exclude_occurrences(?, array(select jsonb_array_elements_text(?::jsonb)::timestamptz))`,
+    [bookingId, JSON.stringify(startsAt.map((date) => date.toISOString()))],
+  );
+  return bookingItemOfRow(row!);
 }
 
 // Many slots travel as one JSON parameter (the ORM would spread a JS array into a value list).

@@ -1,11 +1,24 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { toIsoString } from '../../platform/iso-time.js';
 import type { BookingEventType } from '../booking-events/index.js';
-import { toBookingItem, type BookingEventView, type BookingView } from './booking.view.js';
+import type { BookingItem } from './booking.shape.js';
 
-/** How the SQL write functions report the events they wrote (all about one booking). */
+/** A booking event as subscribers and webhooks see it. `cursor` orders the events of one agent. */
+export interface BookingEventView {
+  cursor: string;
+  agentId: string;
+  type: BookingEventType;
+  /** UTC ISO, as the booking's own times. */
+  createdAt: string;
+  /** The booking as `booking_item()` wrote it into the event. */
+  booking: BookingItem;
+}
+
+/**
+ * How the SQL writers report the events they wrote (all about one booking): each as `record_booking_event`
+ * answers it, with the webhook deliveries it queued.
+ */
 export interface WrittenEvents {
-  events: { eventId: string; previousEventId: string | null; agentId: string; type: BookingEventType }[];
-  deliveries: number;
+  events: { eventId: string; previousEventId: string | null; agentId: string; type: BookingEventType; deliveries: number }[];
 }
 
 /**
@@ -22,45 +35,19 @@ export interface CommittedEvents {
   deliveries: number;
 }
 
-/**
- * Writes an event in the caller's transaction: the log row (the outbox) and a webhook delivery per
- * matching endpoint. Nothing is announced yet: pass the result to `BookingEventBus.announce` after
- * the commit.
- */
-export async function recordBookingEvent(
-  tx: EntityManager,
-  event: { agentId: string; type: BookingEventType; booking: BookingView; at: Date },
-): Promise<CommittedEvents> {
-  const [row] = await tx.execute<{ event_id: string; previous_event_id: string | null; deliveries: number }[]>(
-    'select event_id::text, previous_event_id::text, deliveries from record_booking_event(?, ?, ?::jsonb, ?)',
-    [event.agentId, event.type, JSON.stringify(toBookingItem(event.booking)), event.at],
-  );
-  return {
-    events: [
-      {
-        cursor: row!.event_id,
-        previousCursor: row!.previous_event_id,
-        agentId: event.agentId,
-        type: event.type,
-        createdAt: event.at,
-        booking: event.booking,
-      },
-    ],
-    deliveries: row!.deliveries,
-  };
-}
-
-export function committedEvents(written: WrittenEvents, booking: BookingView, at: Date): CommittedEvents {
+/** The events a SQL writer reported, about `booking` (the item it answered, which its events carry). */
+export function committedEvents(written: WrittenEvents, booking: BookingItem, at: Date): CommittedEvents {
+  const createdAt = toIsoString(at);
   return {
     events: written.events.map((event) => ({
       cursor: event.eventId,
       previousCursor: event.previousEventId,
       agentId: event.agentId,
       type: event.type,
-      createdAt: at,
+      createdAt,
       booking,
     })),
-    deliveries: written.deliveries,
+    deliveries: written.events.reduce((sum, event) => sum + event.deliveries, 0),
   };
 }
 

@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, type ErrorCode } from '../../platform/errors.js';
-import { IdempotencyKey } from './entities/idempotency-key.entity.js';
+
+/**
+ * Idempotency keys. Their one home is a pair of SQL functions, `idempotency_lookup` and
+ * `idempotency_record` (sql/): `create_booking` calls them inside its own transaction, and the services
+ * whose writes go through the ORM (proposals) call them through `findStoredOutcome` and `storeOutcome`
+ * here, in theirs. The request hash and the time a key is honoured are decided here, for both.
+ */
 
 /** Keys are honoured for at least this long; an older key counts as unused. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -35,15 +41,24 @@ export function requestHash(body: unknown): string {
   return createHash('sha256').update(JSON.stringify(canonical(body))).digest('hex');
 }
 
+/** Keys recorded before this instant count as unused. */
+export function keysValidAfter(now: Date): Date {
+  return new Date(now.getTime() - IDEMPOTENCY_TTL_MS);
+}
+
 /**
  * Reads the stored outcome of an earlier request with this key, inside the caller's transaction
  * (which already serialises the agent's writes). Another body under the same key is a conflict.
  */
 export async function findStoredOutcome<T>(tx: EntityManager, request: IdempotentRequest, now: Date): Promise<StoredOutcome<T> | undefined> {
-  const stored = await tx.findOne(IdempotencyKey, { agent: request.agentId, operation: request.operation, key: request.key });
-  if (!stored || now.getTime() - stored.createdAt.getTime() > IDEMPOTENCY_TTL_MS) return undefined;
-  if (stored.requestHash !== requestHash(request.body)) throw idempotencyConflict();
-  return stored.outcome as StoredOutcome<T>;
+  const [row] = await tx.execute<{ found: { conflict: true } | { replay: StoredOutcome<T> } | null }[]>(
+    'select idempotency_lookup(?, ?, ?, ?, ?) as found',
+    [request.agentId, request.operation, request.key, requestHash(request.body), keysValidAfter(now)],
+  );
+  const found = row?.found;
+  if (!found) return undefined;
+  if ('conflict' in found) throw idempotencyConflict();
+  return found.replay;
 }
 
 export function idempotencyConflict(): AppError {
@@ -52,14 +67,15 @@ export function idempotencyConflict(): AppError {
 
 /** Records the first outcome; an expired key is overwritten. */
 export async function storeOutcome<T>(tx: EntityManager, request: IdempotentRequest, outcome: StoredOutcome<T>, now: Date): Promise<void> {
-  await tx.execute(
-    `insert into idempotency_keys (agent_id, operation, key, request_hash, outcome, created_at)
-     values (?, ?, ?, ?, ?::jsonb, ?)
-     on conflict (agent_id, operation, key) do update
-       set request_hash = excluded.request_hash, outcome = excluded.outcome, created_at = excluded.created_at
-       where idempotency_keys.created_at < excluded.created_at - interval '24 hours'`,
-    [request.agentId, request.operation, request.key, requestHash(request.body), JSON.stringify(outcome), now],
-  );
+  await tx.execute('select idempotency_record(?, ?, ?, ?, ?::jsonb, ?, ?)', [
+    request.agentId,
+    request.operation,
+    request.key,
+    requestHash(request.body),
+    JSON.stringify(outcome),
+    now,
+    keysValidAfter(now),
+  ]);
 }
 
 /** Replays a stored outcome: the first result, or the first domain error thrown again. */

@@ -35,14 +35,17 @@ import { bookingExcludeOccurrencesFunction } from './sql/booking-exclude-occurre
 import { bookingExtendSeriesFunction } from './sql/booking-extend-series.function.js';
 import { bookingCancelFunction } from './sql/booking-cancel.function.js';
 import { bookingMarkRemindedFunction } from './sql/booking-mark-reminded.function.js';
+import { sendBookingReminderFunction } from './sql/send-booking-reminder.function.js';
+import { idempotencyLookupFunction } from './sql/idempotency-lookup.function.js';
+import { idempotencyRecordFunction } from './sql/idempotency-record.function.js';
 import { createBookingFunction } from './sql/create-booking.function.js';
 import { cancelBookingFunction } from './sql/cancel-booking.function.js';
 import { countLiveBookingsTrigger } from './sql/count-live-bookings.trigger.js';
 
-export { BOOKING_LIMITS, FREE_BUSY_LIMITS, lockAgent, type BookingService, type BookingView } from './booking.service.js';
+export { BOOKING_LIMITS, FREE_BUSY_LIMITS, lockAgent, type BookingService } from './booking.service.js';
 export { decodeBookingCursor } from './list-cursors.js';
-export { fromBookingItem, toBookingItem, type BookingEventView, type BookingItem } from './booking.view.js';
-export { committedEvents, type AnnouncedEvent, type CommittedEvents, type EventAnnouncer, type WrittenEvents } from './committed-events.js';
+export { BOOKING_FIELDS, type BookingItem } from './booking.shape.js';
+export { committedEvents, type AnnouncedEvent, type BookingEventView, type CommittedEvents, type EventAnnouncer, type WrittenEvents } from './committed-events.js';
 export { Booking } from './entities/booking.entity.js';
 export { BookingNode } from './graphql/booking.types.js';
 export { bookingItem as bookingItemSchema } from './rest/booking.schemas.js';
@@ -55,7 +58,7 @@ export const bookingsEntities = [Booking, BookingSlot, IdempotencyKey];
 export const bookingsResolvers = [BookingResolver];
 
 /** The module's functions and triggers, in their current definitions (applied after the migrations). */
-export const bookingsSqlDefinitions = [bookingItemFunction, bookingInsertFunction, bookingTransferFunction, bookingExcludeOccurrencesFunction, bookingExtendSeriesFunction, bookingCancelFunction, bookingMarkRemindedFunction, createBookingFunction, cancelBookingFunction, countLiveBookingsTrigger];
+export const bookingsSqlDefinitions = [bookingItemFunction, bookingInsertFunction, bookingTransferFunction, bookingExcludeOccurrencesFunction, bookingExtendSeriesFunction, bookingCancelFunction, bookingMarkRemindedFunction, idempotencyLookupFunction, idempotencyRecordFunction, createBookingFunction, sendBookingReminderFunction, cancelBookingFunction, countLiveBookingsTrigger];
 
 export interface BookingsDeps {
   em: EntityManager;

@@ -3,7 +3,6 @@ import type { Clock } from '../../platform/clock.js';
 import { retryTransient } from '../../platform/db/pg-errors.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import { committedEvents, type EventAnnouncer } from '../bookings/index.js';
-import { fromBookingItem } from '../bookings/index.js';
 import { ormReplicaRead } from '../../platform/db/replica-routing.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { ACCEPT_PROPOSAL, type ProposalRow } from './sql/proposal.sql.js';
@@ -279,10 +278,9 @@ export class ProposalService {
     if ('missing' in outcome) throw proposalNotFound(proposalId);
     if ('forbidden' in outcome) throw refusal('accept');
     if ('notPending' in outcome) throw notPending(outcome.notPending);
-    const booking = fromBookingItem(outcome.booking);
-    this.events.announce(committedEvents(outcome, booking, now));
+    this.events.announce(committedEvents(outcome, outcome.booking, now));
     // The proposer's booking may start inside the reminder lead; the sweep skips one already reminded.
-    this.bookings.noteNewBooking(booking, now);
+    this.bookings.noteNewBooking(outcome.booking, now);
     return fromProposalRow(outcome.proposal);
   }
 

@@ -13,7 +13,7 @@ import { guardedDispatcher, refusedTarget } from '../../platform/net/address-pol
 import { HostResolutionError, HostResolver } from '../../platform/net/host-resolver.js';
 import type { Actor } from '../../platform/auth/actor.js';
 import { agentOf, requireOwner, type AgentRecord } from '../agents/index.js';
-import { BOOKING_EVENT_TYPES, type BookingEventType } from '../booking-events/index.js';
+import { BOOKING_EVENT_TYPES, publicEventId, type BookingEventType } from '../booking-events/index.js';
 import { Webhook, WebhookAttempt, WebhookDelivery, type DeliveryStatus } from './entities/webhook.entity.js';
 import { CLAIM_DELIVERIES, FAN_OUT_EVENTS, RECORD_ATTEMPTS, type AttemptOutcome, type ClaimedDelivery } from './sql/webhook.sql.js';
 import { WriteBatcher } from '../../platform/db/write-batcher.js';
@@ -356,7 +356,7 @@ export class WebhookService {
     const { statusCode, error, failureKind } = delivery.webhook_disabled
       ? { statusCode: null, error: 'the endpoint is disabled', failureKind: 'endpoint_disabled' as const }
       : await this.post(delivery, {
-          id: `evt_${delivery.event_id}`,
+          id: publicEventId(delivery.event_id),
           type: delivery.event_type,
           created_at: toIsoString(new Date(delivery.event_created_at)),
           data: { booking: delivery.booking },

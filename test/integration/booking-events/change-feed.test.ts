@@ -149,7 +149,7 @@ describe('the change feed', () => {
       // check constraint of this test's own database is lifted so that a type this build does not know exists.
       await t.query('alter table booking_events drop constraint booking_events_type_check');
       const { event_id: eventId } = (await t.query<{ event_id: string }>(
-        `select event_id::text from record_booking_event($1, 'booking.held', (select booking_item(b) from bookings b where b.id = $2), now())`,
+        `select record_booking_event($1, 'booking.held', b, now()) ->> 'eventId' as event_id from bookings b where b.id = $2`,
         [agent.id, booking.id],
       ))[0]!;
       const answer = await page(agent, { since });

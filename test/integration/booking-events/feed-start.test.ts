@@ -33,10 +33,13 @@ describe('live feeds starting together', () => {
 
   /** Writes an event to an agent's log as a writer does, without announcing it; answers its cursor. */
   const writeEvent = async (agent: AgentWithToken) => {
-    const [row] = await t.query<{ cursor: string }>(`select event_id::text as cursor from record_booking_event($1, 'booking.reminder', $2::jsonb, now())`, [
-      agent.id,
-      JSON.stringify({ id: agent.id, agentId: agent.id, startsAt: '2033-01-01T09:00:00.000Z', endsAt: '2033-01-01T10:00:00.000Z', status: 'confirmed', rrule: null, warningSentAt: null, createdAt: new Date().toISOString() }),
-    ]);
+    // record_booking_event takes the booking row and writes its payload with booking_item(): a row that is never stored.
+    const [row] = await t.query<{ cursor: string }>(
+      `select record_booking_event($1, 'booking.reminder',
+                jsonb_populate_record(null::bookings, jsonb_build_object('id', $1::uuid, 'agent_id', $1::uuid, 'starts_at', '2033-01-01T09:00:00Z',
+                  'ends_at', '2033-01-01T10:00:00Z', 'status', 'confirmed', 'created_at', now())), now()) ->> 'eventId' as cursor`,
+      [agent.id],
+    );
     return row!.cursor;
   };
 

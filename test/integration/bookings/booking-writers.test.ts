@@ -40,4 +40,20 @@ describe('one writer for bookings and their slots', () => {
     }
     expect(offenders).toEqual([]);
   });
+
+  it('keeps idempotency in one home: only idempotency_lookup and idempotency_record read or write idempotency_keys', async () => {
+    const rows = await t.query<{ name: string }>(
+      `select p.proname as name from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+        where n.nspname = 'public' and p.prosrc ~* '\\yidempotency_keys\\y' order by 1`,
+    );
+    expect(rows.map((row) => row.name)).toEqual(['idempotency_lookup', 'idempotency_record']);
+    const homes = new Set(['src/modules/bookings/sql/idempotency-lookup.function.ts', 'src/modules/bookings/sql/idempotency-record.function.ts']);
+    const offenders: string[] = [];
+    for (const file of await sourceFiles('src')) {
+      // The entity names the table for the ORM's schema; it reads and writes nothing.
+      if (homes.has(file) || file.endsWith('idempotency-key.entity.ts')) continue;
+      if (/\bidempotency_keys\b|\bIdempotencyKey\b/.test(await readFile(file, 'utf8')) && !file.endsWith('bookings/index.ts')) offenders.push(file);
+    }
+    expect(offenders).toEqual([]);
+  });
 });

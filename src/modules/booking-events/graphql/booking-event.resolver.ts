@@ -4,6 +4,7 @@ import type { PlatformContext } from '../../../platform/graphql/server.js';
 import { BookingNode, type BookingEventView } from '../../bookings/index.js';
 import { CHANGE_FEED_LIMITS, type BookingChangeFeed } from '../change-feed.service.js';
 import { BookingChangePageNode } from './booking-change.types.js';
+import { publicEventId } from '../event-id.js';
 
 /** The GraphQL context slice of booking events: the caller's subscription. */
 export interface BookingEventsContext extends PlatformContext {
@@ -24,8 +25,8 @@ export class BookingEventNode {
   @Field({ description: 'booking.created, booking.cancelled, booking.transferred or booking.reminder' })
   type!: string;
 
-  @Field()
-  createdAt!: Date;
+  @Field(() => Date)
+  createdAt!: string;
 
   @Field(() => BookingNode)
   booking!: BookingNode;
@@ -63,7 +64,7 @@ export class BookingEventResolver {
   bookingEvents(@Root() event: BookingEventView, @Arg('after', () => String, { nullable: true }) _after?: string | null): BookingEventNode {
     return Object.assign(new BookingEventNode(), {
       cursor: event.cursor,
-      id: `evt_${event.cursor}`,
+      id: publicEventId(event.cursor),
       type: event.type,
       createdAt: event.createdAt,
       booking: BookingNode.from(event.booking),

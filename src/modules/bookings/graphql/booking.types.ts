@@ -1,6 +1,6 @@
 import { Directive, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import type { BookingItem } from '../booking.view.js';
-import { BOOKING_LIMITS, FREE_BUSY_LIMITS, type BookingView } from '../booking.service.js';
+import { BOOKING_FIELDS, type BookingItem } from '../booking.shape.js';
+import { BOOKING_LIMITS, FREE_BUSY_LIMITS } from '../booking.service.js';
 import type { Slot } from '../recurrence.js';
 import { PageInfo } from '../../../platform/graphql/page-info.js';
 import { AgentNode } from '../../agents/index.js';
@@ -8,39 +8,27 @@ import { listSize } from '../../../platform/graphql/directives.js';
 
 // simpleResolvers (here and on every scheduling type): plain properties use graphql's default
 // resolver; type-graphql's per-field wrapper would run for every field of every row of a list.
+/** The item's properties, typed (the GraphQL fields are declared from the shape below). */
+const BookingItemProperties = class {} as new () => BookingItem;
+
 @ObjectType('Booking', { simpleResolvers: true, description: 'A half-open time range [startsAt, endsAt) on an agent calendar; with an rrule, the first occurrence of a series.' })
-export class BookingNode {
-  @Field(() => ID)
-  id!: string;
-
-  @Field(() => ID)
-  agentId!: string;
-
-  @Field(() => AgentNode, { description: 'The owning agent (batched).' })
+export class BookingNode extends BookingItemProperties {
+  /** The owning agent, when the query already knows it (see `agent` in the resolver). */
   agent?: AgentNode;
 
-  // Date or ISO string: a calendar page arrives in the seed's shape (see BookingPage); the scalar writes both.
-  @Field(() => Date)
-  startsAt!: Date | string;
-
-  @Field(() => Date)
-  endsAt!: Date | string;
-
-  @Field({ description: '`confirmed` or `cancelled`.' })
-  status!: string;
-
-  @Field(() => String, { nullable: true, description: 'RFC 5545 rule; DTSTART is startsAt.' })
-  rrule!: string | null;
-
-  @Field(() => Date, { nullable: true, description: 'When the booking.reminder event was sent.' })
-  warningSentAt!: Date | string | null;
-
-  @Field(() => Date)
-  createdAt!: Date | string;
-
-  static from(booking: BookingView | BookingItem): BookingNode {
+  static from(booking: BookingItem): BookingNode {
     return Object.assign(new BookingNode(), booking);
   }
+}
+
+// The item's fields, declared from the shape (booking.shape.ts) as the REST schema and SQL are: times are the
+// item's ISO strings, which the DateTimeISO scalar passes through as they are.
+const GRAPHQL_TYPE = { id: () => ID, text: () => String, status: () => String, instant: () => Date } as const;
+for (const field of BOOKING_FIELDS) {
+  const description = 'description' in field ? field.description : undefined;
+  Field(GRAPHQL_TYPE[field.kind], { nullable: field.nullable, ...(description ? { description } : {}) })(BookingNode.prototype, field.name);
+  // The owner follows its id, where the SDL has always listed it.
+  if (field.name === 'agentId') Field(() => AgentNode, { description: 'The owning agent (batched).' })(BookingNode.prototype, 'agent');
 }
 
 @ObjectType('OccurrenceSlot', { simpleResolvers: true, description: 'One concrete occurrence: [startsAt, endsAt).' })

@@ -1,7 +1,6 @@
 import { SCHEDULING_LIMITS } from '../../../platform/api-limits.js';
 import { tool, TOOL_ARGUMENTS, type ToolDefinition } from '../../../platform/mcp/tool.js';
 import { BOOKING_LIMITS, type BookingService } from '../booking.service.js';
-import { toBookingItem } from '../booking.view.js';
 import { decodeBookingCursor } from '../list-cursors.js';
 
 const { dateTime } = TOOL_ARGUMENTS;
@@ -45,14 +44,14 @@ export function bookingTools(bookings: BookingService): ToolDefinition<unknown>[
         },
       },
       run: async ({ startsAt, endsAt, idempotencyKey }, { actor }) =>
-        toBookingItem(await bookings.create(await actor(), { startsAt: new Date(startsAt), endsAt: new Date(endsAt) }, idempotencyKey)),
+        bookings.create(await actor(), { startsAt: new Date(startsAt), endsAt: new Date(endsAt) }, idempotencyKey),
     }),
     tool<{ bookingId: string }>({
       name: 'cancel_booking',
       description: "Soft-cancels one of the calling agent's bookings (idempotent); the slot is freed.",
       inputSchema: { type: 'object', additionalProperties: false, required: ['bookingId'], properties: { bookingId: { type: 'string', minLength: 1 } } },
       annotations: { idempotentHint: true, destructiveHint: true },
-      run: async ({ bookingId }, { actor }) => toBookingItem(await bookings.cancel(await actor(), bookingId)),
+      run: async ({ bookingId }, { actor }) => bookings.cancel(await actor(), bookingId),
     }),
   ];
 }

@@ -1,6 +1,7 @@
 import { AFTER_QUERY_PARAMETER, NEXT_PAGE_LINK_HEADER } from '../../../platform/http/next-page-link.js';
 import { SECURITY } from '../../../platform/http/openapi.js';
 import { BOOKING_LIMITS } from '../booking.service.js';
+import { BOOKING_FIELDS, BOOKING_STATUSES } from '../booking.shape.js';
 import { errorResponses } from '../../../platform/http/error-schemas.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../../../platform/api-limits.js';
 
@@ -18,25 +19,27 @@ export const bookingCreateBody = {
   },
 } as const;
 
+const FIELD_SCHEMAS = {
+  id: { type: 'string' },
+  agentId: { type: 'string', minLength: 1, maxLength: BOOKING_LIMITS.agentIdMaxLength },
+  status: { type: 'string', enum: BOOKING_STATUSES },
+} as const;
+const KIND_SCHEMAS = { id: { type: 'string' }, text: { type: 'string' }, status: { type: 'string' }, instant: dateTime } as const;
+
+function fieldSchema(field: (typeof BOOKING_FIELDS)[number]) {
+  const schema = (FIELD_SCHEMAS as Record<string, { type: string }>)[field.name] ?? KIND_SCHEMAS[field.kind];
+  return field.nullable ? { ...schema, type: [schema.type, 'null'] } : schema;
+}
+
 /**
- * Seed 000 `BookingItem`. A single booking is sent as the `BookingView` itself (fast-json-stringify writes
- * its Date values in exactly `toISOString`'s form); a calendar page arrives with its times already in
- * that form, straight from PostgreSQL's text (`isoFromTimestamptz`), and is sent as it is.
+ * Seed 000 `BookingItem`, written from the shape (booking.shape.ts): every field, all required but those the
+ * seed lets be absent. Services answer the item with its times already as ISO strings, sent as they are.
  */
 export const bookingItem = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'agentId', 'startsAt', 'endsAt', 'status', 'warningSentAt', 'createdAt'],
-  properties: {
-    id: { type: 'string' },
-    agentId: { type: 'string', minLength: 1, maxLength: BOOKING_LIMITS.agentIdMaxLength },
-    startsAt: dateTime,
-    endsAt: dateTime,
-    status: { type: 'string', enum: ['confirmed', 'cancelled'] },
-    rrule: { type: ['string', 'null'] },
-    warningSentAt: { type: ['string', 'null'], format: 'date-time' },
-    createdAt: dateTime,
-  },
+  required: BOOKING_FIELDS.filter((field) => !('optionalInSeed' in field && field.optionalInSeed)).map((field) => field.name),
+  properties: Object.fromEntries(BOOKING_FIELDS.map((field) => [field.name, fieldSchema(field)])),
 } as const;
 
 const limit = (defaultValue: number) => ({ type: 'integer', minimum: 1, maximum: BOOKING_LIMITS.listMax, default: defaultValue }) as const;

@@ -10,7 +10,6 @@ export const cancelBookingFunction = sqlDefinition(
 create or replace function cancel_booking(p_agent uuid, p_booking uuid, p_at timestamptz) returns jsonb language plpgsql as $$
 declare
   v_booking bookings;
-  v_event record;
 begin
   perform 1 from agents where id = p_agent for no key update;
   v_booking := booking_cancel(p_booking, p_agent, p_at);
@@ -20,10 +19,8 @@ begin
     if v_booking.agent_id <> p_agent then return '{"forbidden": true}'::jsonb; end if;
     return jsonb_build_object('booking', booking_item(v_booking));
   end if;
-  select * into v_event from record_booking_event(p_agent, 'booking.cancelled', booking_item(v_booking), p_at);
-  return jsonb_build_object('booking', booking_item(v_booking), 'events', jsonb_build_array(jsonb_build_object(
-    'eventId', v_event.event_id::text, 'previousEventId', v_event.previous_event_id::text, 'agentId', p_agent, 'type', 'booking.cancelled')),
-    'deliveries', v_event.deliveries);
+  return jsonb_build_object('booking', booking_item(v_booking),
+                            'events', jsonb_build_array(record_booking_event(p_agent, 'booking.cancelled', v_booking, p_at)));
 end
 $$;
 `,

@@ -13,10 +13,7 @@ declare
   v_proposal proposals;
   v_source bookings;
   v_booking bookings;
-  v_created record;
-  v_transferred record;
   v_events jsonb;
-  v_deliveries int;
 begin
   select * into v_proposal from proposals where id = p_proposal;
   if not found then return '{"missing": true}'::jsonb; end if;
@@ -47,21 +44,12 @@ begin
                                 jsonb_build_array(jsonb_build_object('starts_at', v_proposal.starts_at, 'ends_at', v_proposal.ends_at)));
   end if;
 
-  select * into v_created from record_booking_event(v_proposal.proposer_agent_id, 'booking.created', booking_item(v_booking), p_at);
-  v_events := jsonb_build_array(
-    jsonb_build_object('eventId', v_created.event_id::text, 'previousEventId', v_created.previous_event_id::text,
-                       'agentId', v_proposal.proposer_agent_id, 'type', 'booking.created'));
-  v_deliveries := v_created.deliveries;
+  v_events := jsonb_build_array(record_booking_event(v_proposal.proposer_agent_id, 'booking.created', v_booking, p_at));
   if v_source.id is not null then
-    select * into v_transferred from record_booking_event(v_proposal.target_agent_id, 'booking.transferred', booking_item(v_booking), p_at);
-    v_events := v_events || jsonb_build_array(
-      jsonb_build_object('eventId', v_transferred.event_id::text, 'previousEventId', v_transferred.previous_event_id::text,
-                         'agentId', v_proposal.target_agent_id, 'type', 'booking.transferred'));
-    v_deliveries := v_deliveries + v_transferred.deliveries;
+    v_events := v_events || jsonb_build_array(record_booking_event(v_proposal.target_agent_id, 'booking.transferred', v_booking, p_at));
   end if;
   update proposals set booking_id = v_booking.id where id = p_proposal returning * into v_proposal;
-  return jsonb_build_object('proposal', to_jsonb(v_proposal), 'booking', booking_item(v_booking), 'events', v_events,
-                            'deliveries', v_deliveries);
+  return jsonb_build_object('proposal', to_jsonb(v_proposal), 'booking', booking_item(v_booking), 'events', v_events);
 end
 $$;
 `,
