@@ -22,6 +22,7 @@ import { Migration20261126020000_live_booking_counts } from './Migration20261126
 import { Migration20261126030000_consistency_tokens } from './Migration20261126030000_consistency_tokens.js';
 import { Migration20261126100000_one_booking_shape } from './Migration20261126100000_one_booking_shape.js';
 import { Migration20261126200000_booking_change_feed } from './Migration20261126200000_booking_change_feed.js';
+import { Migration20261126210000_rate_limits_unlogged } from './Migration20261126210000_rate_limits_unlogged.js';
 
 /**
  * Every migration, oldest first. Migrations are forward-only SQL read by a human before merge; the
@@ -55,4 +56,5 @@ export const migrations = [
   { name: 'Migration20261126030000_consistency_tokens', class: Migration20261126030000_consistency_tokens },
   { name: 'Migration20261126100000_one_booking_shape', class: Migration20261126100000_one_booking_shape },
   { name: 'Migration20261126200000_booking_change_feed', class: Migration20261126200000_booking_change_feed },
+  { name: 'Migration20261126210000_rate_limits_unlogged', class: Migration20261126210000_rate_limits_unlogged },
 ];

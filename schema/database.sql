@@ -153,7 +153,7 @@ create table proposals (
   decided_at timestamp with time zone
 );
 
-create table rate_limits (
+create unlogged table rate_limits (
   key character varying(255) not null,
   points integer default 0 not null,
   expire bigint
