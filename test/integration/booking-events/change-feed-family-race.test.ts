@@ -70,7 +70,7 @@ describe('a family change feed under a writer that commits late', () => {
     return { parent, lower: children[0]!, higher: children[1]! };
   };
   const everything = async (agents: AgentWithToken[]) =>
-    (await t.query<{ id: string }>('select id::text as id from booking_events where agent_id = any ($1::uuid[]) order by id', [agents.map((agent) => agent.id)])).map((row) => row.id);
+    (await t.query<{ id: string }>('select e.id::text as id from booking_events e where e.agent_id = any ($1::uuid[]) order by e.id', [agents.map((agent) => agent.id)])).map((row) => row.id);
 
   it("waits for a member's writer in flight and answers its event before a later one that committed first", async () => {
     const { parent, lower, higher } = await familyOfTwo();
