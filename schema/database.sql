@@ -627,6 +627,9 @@ AS $function$
 declare
   v_members uuid[] := p_agents;
   v_locked uuid[];
+  v_held boolean;
+  v_busy uuid[];
+  v_member uuid;
   v_through bigint;
 begin
   if p_family_of is not null then
@@ -637,7 +640,37 @@ begin
         return;
       end if;
       exit when v_members = v_locked;
-      perform 1 from agents a where a.id = any (v_members) order by a.id for share;
+      v_held := false;
+      for attempt in 1 .. 3 loop
+        begin
+          perform 1 from agents a where a.id = any (v_members) order by a.id for share nowait;
+          v_held := true;
+        exception when lock_not_available then
+          null; -- the subtransaction's locks are gone with it
+        end;
+        exit when v_held;
+        -- The members with a writer in flight: the others are locked only to find them, and let go at once.
+        begin
+          with free as (select a.id from agents a where a.id = any (v_members) for share skip locked)
+          select array(select m.id from unnest(v_members) as m(id) where m.id <> all (array(select free.id from free))) into v_busy;
+          raise sqlstate 'GW001';
+        exception when sqlstate 'GW001' then
+          null;
+        end;
+        -- Wait for each of their writers alone, holding nothing else.
+        foreach v_member in array v_busy loop
+          begin
+            perform 1 from agents a where a.id = v_member for share;
+            raise sqlstate 'GW001';
+          exception when sqlstate 'GW001' then
+            null;
+          end;
+        end loop;
+      end loop;
+      if not v_held then
+        -- New writers kept some member busy: take the locks in order, waiting.
+        perform 1 from agents a where a.id = any (v_members) order by a.id for share;
+      end if;
       v_locked := v_members;
     end loop;
   end if;

@@ -15,7 +15,14 @@ import { changeFeedRuleSql } from '../../agents/index.js';
  * are then read by a later statement, whose snapshot (READ COMMITTED, a volatile function) holds every
  * member event with a smaller id than any new one. The members are read again after the locks, until
  * no agent joined meanwhile (a child created and writing while the read waited would otherwise hold
- * an id below the page's last). A member's writers wait for at most one such read.
+ * an id below the page's last).
+ *
+ * What it costs the writers. Locks taken in order, waiting, would hold the members before a busy one
+ * while the read waits for that one's writer, and their writers would wait as long. So the locks are
+ * taken all at once without waiting (`nowait`); when a member has a writer in flight, the read lets go
+ * of everything, waits for that writer alone, and tries again. Three tries, then (members kept busy by
+ * new writers) it takes them in order, waiting, as before. Each try is a few subtransactions (exception
+ * blocks: the try, finding the busy members, one wait per busy member), whose row locks end with them.
  *
  * `change_kind`: `change` rows; or a single row `head` (no `since`: the newest cursor of the members,
  * to follow from), `expired` (an event after `since` was deleted by retention; `event_id` is the newest
@@ -32,6 +39,9 @@ language plpgsql volatile as $$
 declare
   v_members uuid[] := p_agents;
   v_locked uuid[];
+  v_held boolean;
+  v_busy uuid[];
+  v_member uuid;
   v_through bigint;
 begin
   if p_family_of is not null then
@@ -42,7 +52,37 @@ begin
         return;
       end if;
       exit when v_members = v_locked;
-      perform 1 from agents a where a.id = any (v_members) order by a.id for share;
+      v_held := false;
+      for attempt in 1 .. 3 loop
+        begin
+          perform 1 from agents a where a.id = any (v_members) order by a.id for share nowait;
+          v_held := true;
+        exception when lock_not_available then
+          null; -- the subtransaction's locks are gone with it
+        end;
+        exit when v_held;
+        -- The members with a writer in flight: the others are locked only to find them, and let go at once.
+        begin
+          with free as (select a.id from agents a where a.id = any (v_members) for share skip locked)
+          select array(select m.id from unnest(v_members) as m(id) where m.id <> all (array(select free.id from free))) into v_busy;
+          raise sqlstate 'GW001';
+        exception when sqlstate 'GW001' then
+          null;
+        end;
+        -- Wait for each of their writers alone, holding nothing else.
+        foreach v_member in array v_busy loop
+          begin
+            perform 1 from agents a where a.id = v_member for share;
+            raise sqlstate 'GW001';
+          exception when sqlstate 'GW001' then
+            null;
+          end;
+        end loop;
+      end loop;
+      if not v_held then
+        -- New writers kept some member busy: take the locks in order, waiting.
+        perform 1 from agents a where a.id = any (v_members) order by a.id for share;
+      end if;
       v_locked := v_members;
     end loop;
   end if;
