@@ -59,7 +59,7 @@ export interface ReplicaHealth {
   readonly behindBytes: number | null;
   /** Its replay position (`pg_last_wal_replay_lsn()`), null when unknown. */
   readonly replayed: string | null;
-  /** Why it is left out, null while it serves. */
+  /** Why it is left out, null while it serves: no address or message from the driver (the status report is public). */
   readonly reason: string | null;
 }
 
@@ -178,7 +178,7 @@ export class ReplicaSet {
   failed(endpoint: ReplicaEndpoint, error: unknown): void {
     const state = this.states.find((candidate) => candidate.endpoint === endpoint);
     if (!state || !state.usable) return;
-    this.leaveOut(state, 'down', `a read failed: ${describe(error)}`);
+    this.leaveOut(state, 'down', `a read failed (${errorKind(error)})`, error);
   }
 
   health(): ReplicaHealth[] {
@@ -228,7 +228,7 @@ export class ReplicaSet {
     } catch (error) {
       state.lagMs = undefined;
       state.behindBytes = undefined;
-      this.leaveOut(state, 'down', `unreachable: ${describe(error)}`);
+      this.leaveOut(state, 'down', `unreachable (${errorKind(error)})`, error);
       return;
     }
     const answeredAt = performance.now();
@@ -258,15 +258,17 @@ export class ReplicaSet {
     state.reason = undefined;
   }
 
-  private leaveOut(state: ReplicaState, status: ReplicaStatus, reason: string): void {
-    if (state.usable || state.reason === 'not checked yet') this.logger.warn({ replica: state.endpoint.name, reason }, 'read replica left out');
+  private leaveOut(state: ReplicaState, status: ReplicaStatus, reason: string, error?: unknown): void {
+    if (state.usable || state.reason === 'not checked yet') this.logger.warn({ replica: state.endpoint.name, reason, err: error }, 'read replica left out');
     state.usable = false;
     state.status = status;
     state.reason = reason;
   }
 }
 
-function describe(error: unknown): string {
+/** An error's SQLSTATE or system code (`57P01`, `ECONNREFUSED`); driver messages name addresses. */
+function errorKind(error: unknown): string {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return [typeof code === 'string' ? code : undefined, typeof message === 'string' ? message : String(error)].filter(Boolean).join(' ');
+  if (typeof code === 'string' && /^[A-Z0-9_]{2,32}$/.test(code)) return code;
+  return typeof message === 'string' && /timeout/i.test(message) ? 'no answer in time' : 'connection failed';
 }
