@@ -83,6 +83,11 @@ async function documents(): Promise<Array<{ file: string; blocks: DocBlock[] }>>
   return Promise.all(files.map(async (file) => ({ file, blocks: runnableBlocks(await readFile(path.join(ROOT, file), 'utf8')) })));
 }
 
+// A server waits up to 10 s at close for a handler still streaming (an SSE subscription whose client
+// left); closing each one while the next file runs keeps that off the test's wall time.
+const closing: Promise<unknown>[] = [];
+afterAll(() => Promise.all(closing));
+
 const all = await documents();
 const runnable = all.filter(({ blocks }) => blocks.length > 0);
 
@@ -91,6 +96,41 @@ test('the README and the main guides have runnable blocks', () => {
   for (const expected of ['README.md', 'docs/scheduling.md', 'docs/graphql.md', 'docs/mcp.md', 'docs/booking-events.md']) {
     expect(files).toContain(expected);
   }
+});
+
+describe("the README's first ten minutes on an installation that has its first agent", () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+  // The README has one marked block, the script.
+  const script = runnable.find(({ file }) => file === 'README.md')!.blocks;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    receiver = await startWebhookReceiver();
+  });
+
+  afterAll(async () => {
+    await receiver.close();
+    closing.push(t.close());
+  });
+
+  test('stops at the bootstrap saying what to do, and runs to the end with TOKEN exported', async () => {
+    const { port } = t.app.server.address() as AddressInfo;
+    const env = { GATEWAY: `http://127.0.0.1:${port}`, WEBHOOK_URL: receiver.url };
+    const claimed = await t.rest({ method: 'POST', url: '/api/agents', payload: { name: 'someone', bootstrap: true } });
+
+    const refused = await runBash(scriptOf(script), env, ROOT);
+    expect(refused.code).not.toBe(0);
+    expect(refused.output).toContain('"error":"bootstrap_claimed"');
+    expect(refused.output).toContain('export TOKEN=agt_');
+
+    const run = await runBash(scriptOf(script), { ...env, TOKEN: claimed.json().public_token }, ROOT);
+    if (run.code !== 0) throw new Error(`with TOKEN set the script exited with ${run.code}:\n${run.output.slice(-4000)}`);
+    expect(run.output).toContain(`export GATEWAY=${env.GATEWAY} TOKEN=${claimed.json().public_token} AGENT_ID=${claimed.json().id}`);
+    // Its webhook step registered the receiver and cancelled the booking: that event arrived.
+    expect((await receiver.waitFor(1)).map((delivery) => delivery.json.type)).toEqual(['booking.cancelled']);
+  });
 });
 
 describe('the runnable examples of README.md and docs/*.md', () => {
@@ -103,16 +143,12 @@ describe('the runnable examples of README.md and docs/*.md', () => {
     receiver = await startWebhookReceiver();
   });
 
-  // A server waits up to 10 s at close for a handler still streaming (an SSE subscription whose client
-  // left); closing each one while the next file runs keeps that off the test's wall time.
-  const closing: Promise<unknown>[] = [];
   afterEach(async () => {
     await receiver.close();
     closing.push(t.close());
   });
 
-  afterAll(async () => {
-    await Promise.all(closing);
+  afterAll(() => {
     // The per-file count, for the log of a run (a guide whose blocks lost their mark shows as 0 here).
     console.log(`doc-test blocks run:\n${all.map(({ file, blocks }) => `  ${file}: ${blocks.length}`).join('\n')}`);
   });
@@ -134,42 +170,5 @@ describe('the runnable examples of README.md and docs/*.md', () => {
     const where = `${file}, the block at line ${failed} (blocks at lines ${blocks.map((block) => block.line).join(', ')})`;
     if (run.code !== 0) throw new Error(`${where} exited with ${run.code}:\n${run.output.slice(-4000)}`);
     expect(run.started).toEqual(blocks.map((block) => block.line));
-  });
-});
-
-describe("the README's first ten minutes on an installation that has its first agent", () => {
-  let t: TestApp;
-  let receiver: WebhookReceiver;
-  // The README has one marked block, the script.
-  const script = runnable.find(({ file }) => file === 'README.md')!.blocks;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    receiver = await startWebhookReceiver();
-  });
-
-  afterAll(async () => {
-    await receiver.close();
-    await t.close();
-  });
-
-  test('stops at the bootstrap saying what to do, and runs again from the TOKEN it printed', async () => {
-    const { port } = t.app.server.address() as AddressInfo;
-    const env = { GATEWAY: `http://127.0.0.1:${port}`, WEBHOOK_URL: receiver.url };
-    const first = await runBash(scriptOf(script), env, ROOT);
-    expect(first.code).toBe(0);
-    // Its webhook step registered the receiver and cancelled the booking: that event arrived.
-    expect((await receiver.waitFor(1)).map((delivery) => delivery.json.type)).toEqual(['booking.cancelled']);
-
-    const second = await runBash(scriptOf(script), env, ROOT);
-    expect(second.code).not.toBe(0);
-    expect(second.output).toContain('"error":"bootstrap_claimed"');
-    expect(second.output).toContain('export TOKEN=agt_');
-
-    const token = /TOKEN=(agt_[\w-]+)/.exec(first.output)![1]!;
-    const again = await runBash(scriptOf(script), { ...env, TOKEN: token }, ROOT);
-    if (again.code !== 0) throw new Error(`with TOKEN set the script exited with ${again.code}:\n${again.output.slice(-4000)}`);
-    expect(again.output).toContain('"status":"confirmed"');
   });
 });
