@@ -61,8 +61,20 @@ export const bookingChangesRoute = {
     type: 'object',
     properties: {
       since: { ...cursor, description: 'The `nextSince` of the previous answer, a `webhook-cursor`, or `0` for everything still kept.', examples: ['1042'] },
-      limit: { type: 'integer', minimum: 1, maximum: CHANGE_FEED_LIMITS.pageMax, default: CHANGE_FEED_LIMITS.pageDefault },
-      agentId: { type: 'string', minLength: 1, maxLength: 128, description: 'A child’s id: read its feed instead of the caller’s.' },
+      limit: {
+        type: 'integer',
+        minimum: 1,
+        maximum: CHANGE_FEED_LIMITS.pageMax,
+        default: CHANGE_FEED_LIMITS.pageDefault,
+        description: 'The most changes one page holds; `hasMore` says the page was full.',
+      },
+      agentId: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 128,
+        description: 'A child’s id: read its feed instead of the caller’s.',
+        examples: ['1d7c3e5a-8b2f-4a6d-9c0e-7f1b4a2d6e85'],
+      },
       family: { type: 'boolean', default: false, description: 'The caller’s feed and its children’s, in one cursor order (not with `agentId`).' },
     },
   },
