@@ -20,6 +20,8 @@ import { Migration20261126000000_agent_family_limits } from './Migration20261126
 import { Migration20261126010000_sql_definitions } from './Migration20261126010000_sql_definitions.js';
 import { Migration20261126020000_live_booking_counts } from './Migration20261126020000_live_booking_counts.js';
 import { Migration20261126100000_one_booking_shape } from './Migration20261126100000_one_booking_shape.js';
+import { Migration20261126110000_availability_rules } from './Migration20261126110000_availability_rules.js';
+import { Migration20261126120000_buffers_holds_versions } from './Migration20261126120000_buffers_holds_versions.js';
 
 /**
  * Every migration, oldest first. Migrations are forward-only SQL read by a human before merge; the
@@ -51,4 +53,6 @@ export const migrations = [
   { name: 'Migration20261126010000_sql_definitions', class: Migration20261126010000_sql_definitions },
   { name: 'Migration20261126020000_live_booking_counts', class: Migration20261126020000_live_booking_counts },
   { name: 'Migration20261126100000_one_booking_shape', class: Migration20261126100000_one_booking_shape },
+  { name: 'Migration20261126110000_availability_rules', class: Migration20261126110000_availability_rules },
+  { name: 'Migration20261126120000_buffers_holds_versions', class: Migration20261126120000_buffers_holds_versions },
 ];

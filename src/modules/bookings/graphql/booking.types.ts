@@ -23,7 +23,7 @@ export class BookingNode extends BookingItemProperties {
 
 // The item's fields, declared from the shape (booking.shape.ts) as the REST schema and SQL are: times are the
 // item's ISO strings, which the DateTimeISO scalar passes through as they are.
-const GRAPHQL_TYPE = { id: () => ID, text: () => String, status: () => String, instant: () => Date } as const;
+const GRAPHQL_TYPE = { id: () => ID, text: () => String, status: () => String, instant: () => Date, integer: () => Int } as const;
 for (const field of BOOKING_FIELDS) {
   const description = 'description' in field ? field.description : undefined;
   Field(GRAPHQL_TYPE[field.kind], { nullable: field.nullable, ...(description ? { description } : {}) })(BookingNode.prototype, field.name);
@@ -137,4 +137,40 @@ export class BookedSlotNode {
 
   @Field(() => BookingNode, { description: 'For a series, its first occurrence and rule; cancelOccurrence takes this id and the slot’s startsAt.' })
   booking!: BookingNode;
+}
+
+@InputType()
+export class CreateGroupBookingInput {
+  @Field(() => [ID], { description: `The calendars (1 to ${BOOKING_LIMITS.groupMaxAgents}): the caller’s own and its children’s.` })
+  agentIds!: string[];
+
+  @Field()
+  startsAt!: Date;
+
+  @Field()
+  endsAt!: Date;
+}
+
+@InputType()
+export class RescheduleBookingInput {
+  @Field(() => ID)
+  id!: string;
+
+  @Field({ description: 'The new start (for a series: of its first occurrence, or of the moved one).' })
+  startsAt!: Date;
+
+  @Field()
+  endsAt!: Date;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'A recurring booking: `series` (the default: the whole series), `occurrence` (one, which becomes a booking of its own) or `following` (this and following).',
+  })
+  scope?: 'series' | 'occurrence' | 'following' | null;
+
+  @Field({ nullable: true, description: 'With `occurrence` and `following`: the start of the occurrence to move.' })
+  occurrenceStartsAt?: Date;
+
+  @Field(() => Int, { nullable: true, description: 'Move only this version (Booking.version); another is `version_mismatch`.' })
+  expectedVersion?: number | null;
 }

@@ -2,7 +2,7 @@ import { sqlDefinition } from '../../../platform/db/sql-definitions.js';
 
 /**
  * Leases due deliveries (at most `p_per_webhook` per endpoint, skipping endpoints busy in this process) for one
- * attempt each, with what sending them needs.
+ * attempt each, with what sending them needs (the event's `data`: its booking, and for a reschedule the range before).
  */
 export const claimWebhookDeliveriesFunction = sqlDefinition(
   'claim_webhook_deliveries',
@@ -10,7 +10,7 @@ export const claimWebhookDeliveriesFunction = sqlDefinition(
 create or replace function claim_webhook_deliveries(p_now timestamptz, p_lease_until timestamptz, p_limit int, p_only uuid,
                                                     p_in_flight uuid[], p_busy_webhooks uuid[], p_per_webhook int)
 returns table (id uuid, attempts int, webhook_id uuid, url text, secret text, webhook_disabled boolean,
-               event_id bigint, event_type text, event_created_at timestamptz, booking jsonb)
+               event_id bigint, event_type text, event_created_at timestamptz, booking jsonb, previous jsonb)
 language sql
 set plan_cache_mode = force_custom_plan
 set enable_bitmapscan = off
@@ -32,7 +32,7 @@ as $$
     update webhook_deliveries d set next_attempt_at = p_lease_until from due where d.id = due.id
     returning d.id, d.attempts, d.webhook_id, d.event_id
   )
-  select l.id, l.attempts, w.id, w.url, w.secret, w.disabled_at is not null, e.id, e.type, e.created_at, e.booking
+  select l.id, l.attempts, w.id, w.url, w.secret, w.disabled_at is not null, e.id, e.type, e.created_at, e.booking, e.previous
     from leased l join webhooks w on w.id = l.webhook_id join booking_events e on e.id = l.event_id;
 $$;
 `,
