@@ -663,8 +663,7 @@ CREATE OR REPLACE FUNCTION public.agent_working_ranges(p_rules availability_rule
  LANGUAGE sql
  STABLE
 AS $function$
-  select coalesce(range_agg(tstzrange(local.starts_at, local.ends_at, '[)')), '{}'::tstzmultirange)
-         * tstzmultirange(tstzrange(p_from, p_to, '[)'))
+  select coalesce(range_agg(local.ranges), '{}'::tstzmultirange) * tstzmultirange(tstzrange(p_from, p_to, '[)'))
     from generate_series((p_from at time zone p_rules.time_zone)::date::timestamp,
                          (p_to at time zone p_rules.time_zone)::date::timestamp, interval '1 day') as d(day)
    cross join lateral (
@@ -673,11 +672,8 @@ AS $function$
                      '{[0,1440)}'::int4multirange) as hours
    ) day_hours
    cross join lateral unnest(day_hours.hours) as h(minutes)
-   cross join lateral (
-     select (d.day + make_interval(mins => lower(h.minutes))) at time zone p_rules.time_zone as starts_at,
-            (d.day + make_interval(mins => upper(h.minutes))) at time zone p_rules.time_zone as ends_at
-   ) local
-   where local.starts_at < local.ends_at;
+   cross join lateral local_time_range(p_rules.time_zone, d.day + make_interval(mins => lower(h.minutes)),
+                                       d.day + make_interval(mins => upper(h.minutes))) as local(ranges);
 $function$
 ;
 
@@ -1303,6 +1299,34 @@ CREATE OR REPLACE FUNCTION public.iso_instant(p_at timestamp with time zone)
  STABLE
 AS $function$
   select to_char(p_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.local_time_range(p_zone text, p_from timestamp without time zone, p_to timestamp without time zone)
+ RETURNS tstzmultirange
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+declare
+  v_low bigint := extract(epoch from (p_from - interval '1 day'))::bigint;
+  v_high bigint := extract(epoch from (p_to + interval '1 day'))::bigint;
+  v_before interval := timezone(p_zone, to_timestamp(v_low)) - timezone('UTC', to_timestamp(v_low));
+  v_after interval := timezone(p_zone, to_timestamp(v_high)) - timezone('UTC', to_timestamp(v_high));
+  v_middle bigint;
+  v_change timestamptz;
+begin
+  if p_to <= p_from then return '{}'::tstzmultirange; end if;
+  if v_before = v_after then
+    return tstzmultirange(tstzrange(timezone('UTC', p_from - v_before), timezone('UTC', p_to - v_before), '[)'));
+  end if;
+  while v_high - v_low > 1 loop
+    v_middle := (v_low + v_high) / 2;
+    if timezone(p_zone, to_timestamp(v_middle)) - timezone('UTC', to_timestamp(v_middle)) = v_before then v_low := v_middle; else v_high := v_middle; end if;
+  end loop;
+  v_change := to_timestamp(v_high);
+  return tstzmultirange(tstzrange(timezone('UTC', p_from - v_before), timezone('UTC', p_to - v_before), '[)') * tstzrange(null, v_change, '[)'))
+       + tstzmultirange(tstzrange(timezone('UTC', p_from - v_after), timezone('UTC', p_to - v_after), '[)') * tstzrange(v_change, null, '[)'));
+end
 $function$
 ;
 

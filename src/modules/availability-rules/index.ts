@@ -22,10 +22,11 @@ import { rulesTools } from './mcp/rules.tools.js';
 import { registerRulesRoutes } from './rest/rules.routes.js';
 import { AvailabilityRulesService } from './rules.service.js';
 import { agentWorkingRangesFunction } from './sql/agent-working-ranges.function.js';
+import { localTimeRangeFunction } from './sql/local-time-range.function.js';
 import { slotRefusalsFunction } from './sql/slot-refusals.function.js';
 
 /** The module's functions and triggers, in their current definitions (applied after the migrations). */
-export const availabilityRulesSqlDefinitions = [agentWorkingRangesFunction, slotRefusalsFunction];
+export const availabilityRulesSqlDefinitions = [localTimeRangeFunction, agentWorkingRangesFunction, slotRefusalsFunction];
 
 export { describeRefusal, REFUSAL_CODES, refusalError, type HoldRefusal, type Refusal, type RefusalCode } from './refusals.js';
 

@@ -165,6 +165,23 @@ describe('availability rules', () => {
       expect(parentBookings.map((booking: { startsAt: string }) => booking.startsAt)).toEqual(['2031-03-10T08:00:00.000Z']);
     });
 
+    it('read working hours on the wall clock across daylight-saving changes: a skipped start opens at the change, a repeated hour works twice', async () => {
+      const parent = await createAgent(t, root);
+      const [santiago, berlin] = [await createAgent(t, parent), await createAgent(t, parent)];
+      // Santiago skips 00:00-01:00 on Sunday 2032-09-05 (the change at 04:00Z): 00:15-03:30 works from 01:00 local.
+      await putRules(parent, { timeZone: 'America/Santiago', weeklyHours: [{ day: 'sunday', start: '00:15', end: '03:30' }] }, santiago.id);
+      const codes = async (agent: string, startsAt: string, endsAt: string) =>
+        (await check(parent, agent, startsAt, endsAt)).json().reasons.map((reason: { code: string }) => reason.code);
+      expect(await codes(santiago.id, '2032-09-05T04:00:00Z', '2032-09-05T04:15:00Z')).toEqual([]);
+      expect(await codes(santiago.id, '2032-09-05T06:15:00Z', '2032-09-05T06:30:00Z')).toEqual([]);
+      expect(await codes(santiago.id, '2032-09-05T06:30:00Z', '2032-09-05T06:45:00Z')).toEqual(['outside_working_hours']);
+      // Berlin repeats 02:00-03:00 on Sunday 2032-10-31 (CEST 00:00-01:00Z, then CET 01:00-02:00Z): 02:00-02:30 works on both passes.
+      await putRules(parent, { timeZone: 'Europe/Berlin', weeklyHours: [{ day: 'sunday', start: '02:00', end: '02:30' }] }, berlin.id);
+      expect(await codes(berlin.id, '2032-10-31T00:00:00Z', '2032-10-31T00:30:00Z')).toEqual([]);
+      expect(await codes(berlin.id, '2032-10-31T01:00:00Z', '2032-10-31T01:30:00Z')).toEqual([]);
+      expect(await codes(berlin.id, '2032-10-31T00:30:00Z', '2032-10-31T01:00:00Z')).toEqual(['outside_working_hours']);
+    });
+
     it('answer why not this slot with every reason and its cause, and forbidden to whom may not see the calendar', async () => {
       const parent = await createAgent(t, root);
       const child = await createAgent(t, parent);

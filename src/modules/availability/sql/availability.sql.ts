@@ -102,8 +102,11 @@ export const AVAILABILITY = namedStatement<
                    - coalesce(busy.ranges, '{}')) as f(r)
       where upper(f.r) - lower(f.r) >= make_interval(mins => $5::int)
    ), bounds as (
-     select range_intersect_agg(tstzrange($9::timestamptz + make_interval(mins => (agent.rules).minimum_notice_minutes),
-                                          $9::timestamptz + make_interval(days => (agent.rules).maximum_advance_days), '[]')::tstzmultirange) as starts
+     -- A notice longer than the advance leaves no start (an empty range: tstzrange refuses bounds out of order).
+     select range_intersect_agg(case when (agent.rules).minimum_notice_minutes <= coalesce((agent.rules).maximum_advance_days, 2147483647::bigint) * 1440
+                                     then tstzrange($9::timestamptz + make_interval(mins => (agent.rules).minimum_notice_minutes),
+                                                    $9::timestamptz + make_interval(days => (agent.rules).maximum_advance_days), '[]')
+                                     else 'empty'::tstzrange end::tstzmultirange) as starts
        from agent where agent.binds
    ), full_period as (
      -- The local days and ISO weeks a bound agent's limit already fills with live slots starting in them: for each
