@@ -3,6 +3,7 @@ import { RULE_LIMITS } from '../../../src/modules/availability-rules/index.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
 import { postBooking } from '../../factories/bookings.js';
 import { TestClock } from '../../factories/clock.js';
+import { ProposeFirstAvailableDocument } from '../../generated/graphql.js';
 import { bearer, startTestApp, type TestApp } from '../../harness.js';
 
 /** Monday 2031-03-03 in Berlin (UTC+1 until 2031-03-30). */
@@ -163,6 +164,34 @@ describe('availability rules', () => {
       // Nothing of a refused group was written on the other calendar.
       const parentBookings = (await t.rest({ method: 'GET', url: '/api/bookings', headers: bearer(parent.token) })).json().items;
       expect(parentBookings.map((booking: { startsAt: string }) => booking.startsAt)).toEqual(['2031-03-10T08:00:00.000Z']);
+    });
+
+    it('bind proposals that target the agent: proposeFirstAvailable proposes working time, and an accept outside it is refused, the proposal left pending', async () => {
+      const parent = await createAgent(t, root);
+      const child = await createAgent(t, parent);
+      await putRules(parent, BERLIN_WEEKDAYS, child.id);
+      // Saturday 08:00Z: the first working time is Monday 09:00 Berlin (08:00Z), not the empty Saturday and Sunday.
+      const proposed = await t.gql(
+        ProposeFirstAvailableDocument,
+        { input: { targetAgentId: child.id, duration: 30, from: '2031-03-01T08:00:00Z', to: '2031-03-08T08:00:00Z', granularity: 30 } },
+        bearer(parent.token),
+      );
+      expect(proposed.errors).toBeUndefined();
+      expect(proposed.data?.proposeFirstAvailable).toMatchObject({ startsAt: '2031-03-03T08:00:00.000Z', endsAt: '2031-03-03T08:30:00.000Z' });
+      // A proposal for 07:00 Berlin (06:00Z) on a Tuesday: made, but the target's hours refuse it when it is accepted.
+      const early = await t.rest({
+        method: 'POST',
+        url: '/api/proposals',
+        headers: bearer(parent.token),
+        payload: { targetAgentId: child.id, startsAt: '2031-03-04T06:00:00Z', endsAt: '2031-03-04T06:30:00Z' },
+      });
+      expect(early.statusCode).toBe(201);
+      const accepted = await t.rest({ method: 'PATCH', url: `/api/proposals/${early.json().id}/accept`, headers: bearer(child.token) });
+      expect(accepted.statusCode).toBe(409);
+      expect(accepted.json().error).toBe('outside_working_hours');
+      const listed = (await t.rest({ method: 'GET', url: '/api/proposals?role=outgoing', headers: bearer(parent.token) })).json().items;
+      expect(listed.find((proposal: { id: string }) => proposal.id === early.json().id).status).toBe('pending');
+      expect((await t.rest({ method: 'GET', url: '/api/bookings', headers: bearer(parent.token) })).json().items).toEqual([]);
     });
 
     it('read working hours on the wall clock across daylight-saving changes: a skipped start opens at the change, a repeated hour works twice', async () => {
