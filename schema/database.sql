@@ -590,6 +590,8 @@ begin
      and s.starts_at = v_proposal.starts_at and s.ends_at = v_proposal.ends_at and b.status = 'confirmed'
    limit 1;
 
+  -- The proposer's expired holds in the way go whichever way the slot comes to it (moved or new).
+  perform booking_purge_expired_holds(v_proposal.proposer_agent_id, array[v_range], p_at);
   if v_source.id is not null and v_source.rrule is null then
     v_booking := booking_transfer(v_source.id, v_proposal.proposer_agent_id);
   else
@@ -597,7 +599,6 @@ begin
       -- The proposal asks for one slot: the rest of the series stays with the target.
       perform booking_exclude_occurrences(v_source.id, array[v_proposal.starts_at]);
     end if;
-    perform booking_purge_expired_holds(v_proposal.proposer_agent_id, array[v_range], p_at);
     v_booking := booking_insert(gen_random_uuid(), v_proposal.proposer_agent_id, v_proposal.starts_at, v_proposal.ends_at, null, '[]'::jsonb, p_at,
                                 jsonb_build_array(jsonb_build_object('starts_at', v_proposal.starts_at, 'ends_at', v_proposal.ends_at)), null);
   end if;

@@ -82,6 +82,25 @@ describe('holds', () => {
     }
   });
 
+  it('lets a proposal’s slot move onto a calendar whose hold there expired', async () => {
+    const [proposer, target] = [await createAgent(t, root), await createAgent(t, root)];
+    const slot = { startsAt: '2031-03-12T10:00:00.000Z', endsAt: '2031-03-12T10:30:00.000Z' };
+    expect((await postBooking(t, target, slot)).statusCode).toBe(201);
+    const proposal = await t.rest({ method: 'POST', url: '/api/proposals', headers: bearer(proposer.token), payload: { targetAgentId: target.id, ...slot } });
+    expect(proposal.statusCode).toBe(201);
+    const held = (await hold(proposer, { ...slot, ttlSeconds: HOLD_LIMITS.ttlMinSeconds })).json();
+    clock.set(new Date(new Date(NOW).getTime() + HOLD_LIMITS.ttlMinSeconds * 1000));
+    try {
+      // The target's booking moves whole to the proposer; the expired hold in its way goes (it was slot_taken).
+      const accepted = await t.rest({ method: 'PATCH', url: `/api/proposals/${proposal.json().id}/accept`, headers: bearer(target.token) });
+      expect(accepted.statusCode).toBe(200);
+      expect((await bookingsOf(proposer)).map((booking) => booking.status)).toEqual(['confirmed']);
+      expect(await t.query('select 1 from bookings where hold_id = $1', [held.id])).toEqual([]);
+    } finally {
+      clock.set(NOW);
+    }
+  });
+
   it('releases at once; a released hold does not confirm, and releasing twice is fine', async () => {
     const agent = await createAgent(t, root);
     const held = (await hold(agent, { startsAt: '2031-03-11T10:00:00Z', endsAt: '2031-03-11T11:00:00Z' })).json();
