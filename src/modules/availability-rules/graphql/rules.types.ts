@@ -112,7 +112,7 @@ export class DateOverrideInput {
   hours!: HoursIntervalInput[];
 }
 
-@InputType()
+@InputType('AvailabilityRulesInput')
 export class AvailabilityRulesInputType {
   @Field({ description: 'IANA time zone, e.g. Europe/Berlin.' })
   timeZone!: string;

@@ -1,4 +1,4 @@
-import { Directive, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Directive, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { BOOKING_FIELDS, type BookingItem } from '../booking.shape.js';
 import { BOOKING_LIMITS, FREE_BUSY_LIMITS } from '../booking.service.js';
 import type { Slot } from '../recurrence.js';
@@ -151,6 +151,14 @@ export class CreateGroupBookingInput {
   endsAt!: Date;
 }
 
+/** What a reschedule moves, spelt as REST and MCP spell it (reschedule.ts). */
+export enum RescheduleScopeValue {
+  series = 'series',
+  occurrence = 'occurrence',
+  following = 'following',
+}
+registerEnumType(RescheduleScopeValue, { name: 'RescheduleScope', description: 'What a reschedule of a recurring booking moves.' });
+
 @InputType()
 export class RescheduleBookingInput {
   @Field(() => ID)
@@ -162,11 +170,11 @@ export class RescheduleBookingInput {
   @Field()
   endsAt!: Date;
 
-  @Field(() => String, {
+  @Field(() => RescheduleScopeValue, {
     nullable: true,
     description: 'A recurring booking: `series` (the default: the whole series), `occurrence` (one, which becomes a booking of its own) or `following` (this and following).',
   })
-  scope?: 'series' | 'occurrence' | 'following' | null;
+  scope?: RescheduleScopeValue | null;
 
   @Field({ nullable: true, description: 'With `occurrence` and `following`: the start of the occurrence to move.' })
   occurrenceStartsAt?: Date;
