@@ -21,6 +21,8 @@ import { Migration20261126010000_sql_definitions } from './Migration202611260100
 import { Migration20261126020000_live_booking_counts } from './Migration20261126020000_live_booking_counts.js';
 import { Migration20261126030000_consistency_tokens } from './Migration20261126030000_consistency_tokens.js';
 import { Migration20261126100000_one_booking_shape } from './Migration20261126100000_one_booking_shape.js';
+import { Migration20261126110000_availability_rules } from './Migration20261126110000_availability_rules.js';
+import { Migration20261126120000_buffers_holds_versions } from './Migration20261126120000_buffers_holds_versions.js';
 import { Migration20261126200000_booking_change_feed } from './Migration20261126200000_booking_change_feed.js';
 import { Migration20261126210000_rate_limits_unlogged } from './Migration20261126210000_rate_limits_unlogged.js';
 
@@ -55,6 +57,8 @@ export const migrations = [
   { name: 'Migration20261126020000_live_booking_counts', class: Migration20261126020000_live_booking_counts },
   { name: 'Migration20261126030000_consistency_tokens', class: Migration20261126030000_consistency_tokens },
   { name: 'Migration20261126100000_one_booking_shape', class: Migration20261126100000_one_booking_shape },
+  { name: 'Migration20261126110000_availability_rules', class: Migration20261126110000_availability_rules },
+  { name: 'Migration20261126120000_buffers_holds_versions', class: Migration20261126120000_buffers_holds_versions },
   { name: 'Migration20261126200000_booking_change_feed', class: Migration20261126200000_booking_change_feed },
   { name: 'Migration20261126210000_rate_limits_unlogged', class: Migration20261126210000_rate_limits_unlogged },
 ];

@@ -32,13 +32,34 @@ create table agents (
   root_id uuid
 );
 
+create table availability_overrides (
+  agent_id uuid not null,
+  on_date date not null,
+  hours int4multirange not null
+);
+
+create table availability_rules (
+  agent_id uuid not null,
+  time_zone text not null,
+  weekly_hours int4multirange[],
+  buffer_before_minutes integer default 0 not null,
+  buffer_after_minutes integer default 0 not null,
+  minimum_notice_minutes integer default 0 not null,
+  maximum_advance_days integer,
+  daily_limit integer,
+  weekly_limit integer,
+  enforce_on_own_bookings boolean default false not null,
+  updated_at timestamp with time zone not null
+);
+
 create table booking_events (
   id bigint default nextval('booking_events_id_seq'::regclass) not null,
   agent_id uuid not null,
   type character varying(32) not null,
   booking_id uuid not null,
   booking jsonb not null,
-  created_at timestamp with time zone not null
+  created_at timestamp with time zone not null,
+  previous jsonb
 );
 
 create table booking_events_pruned (
@@ -51,7 +72,10 @@ create table booking_slots (
   booking_id uuid not null,
   starts_at timestamp with time zone not null,
   ends_at timestamp with time zone not null,
-  agent_id uuid not null
+  agent_id uuid not null,
+  blocked_from timestamp with time zone not null,
+  blocked_until timestamp with time zone not null,
+  hold_id uuid
 );
 
 create table bookings (
@@ -65,7 +89,9 @@ create table bookings (
   warning_sent_at timestamp with time zone,
   created_at timestamp with time zone not null,
   cancelled_at timestamp with time zone,
-  live_until timestamp with time zone
+  live_until timestamp with time zone,
+  hold_id uuid,
+  version integer default 1 not null
 );
 
 create table calendar_feeds (
@@ -86,6 +112,18 @@ create unlogged table consistency_tokens (
   credential_hash text not null,
   "position" pg_lsn not null,
   written_at timestamp with time zone default now() not null
+);
+
+create table holds (
+  id uuid not null,
+  holder_agent_id uuid not null,
+  agent_ids uuid[] not null,
+  starts_at timestamp with time zone not null,
+  ends_at timestamp with time zone not null,
+  expires_at timestamp with time zone not null,
+  created_at timestamp with time zone not null,
+  confirmed_at timestamp with time zone,
+  released_at timestamp with time zone
 );
 
 create table idempotency_keys (
@@ -278,11 +316,33 @@ alter table agents add constraint agents_root_id_foreign FOREIGN KEY (root_id) R
 
 alter table agents add constraint agents_token_hash_key UNIQUE (token_hash);
 
+alter table availability_overrides add constraint availability_overrides_agent_id_foreign FOREIGN KEY (agent_id) REFERENCES availability_rules(agent_id) ON DELETE CASCADE;
+
+alter table availability_overrides add constraint availability_overrides_hours_check CHECK (('{[0,1440)}'::int4multirange @> hours));
+
+alter table availability_overrides add constraint availability_overrides_pkey PRIMARY KEY (agent_id, on_date);
+
+alter table availability_rules add constraint availability_rules_advance_check CHECK (((maximum_advance_days >= 1) AND (maximum_advance_days <= 1095)));
+
+alter table availability_rules add constraint availability_rules_agent_id_foreign FOREIGN KEY (agent_id) REFERENCES agents(id) ON UPDATE CASCADE ON DELETE CASCADE;
+
+alter table availability_rules add constraint availability_rules_buffers_check CHECK (((buffer_before_minutes >= 0) AND (buffer_before_minutes <= 720) AND (buffer_after_minutes >= 0) AND (buffer_after_minutes <= 720)));
+
+alter table availability_rules add constraint availability_rules_limits_check CHECK (((daily_limit >= 1) AND (daily_limit <= 1000) AND (weekly_limit >= 1) AND (weekly_limit <= 5000)));
+
+alter table availability_rules add constraint availability_rules_notice_check CHECK (((minimum_notice_minutes >= 0) AND (minimum_notice_minutes <= 43200)));
+
+alter table availability_rules add constraint availability_rules_pkey PRIMARY KEY (agent_id);
+
+alter table availability_rules add constraint availability_rules_time_zone_check CHECK ((timezone(time_zone, '2000-01-01 00:00:00+00'::timestamp with time zone) IS NOT NULL));
+
+alter table availability_rules add constraint availability_rules_weekly_hours_check CHECK (((weekly_hours IS NULL) OR ((array_length(weekly_hours, 1) = 7) AND (array_lower(weekly_hours, 1) = 1) AND ('{[0,1440)}'::int4multirange @> ALL (weekly_hours)))));
+
 alter table booking_events add constraint booking_events_agent_id_foreign FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE;
 
 alter table booking_events add constraint booking_events_pkey PRIMARY KEY (id);
 
-alter table booking_events add constraint booking_events_type_check CHECK (((type)::text = ANY ((ARRAY['booking.created'::character varying, 'booking.cancelled'::character varying, 'booking.transferred'::character varying, 'booking.reminder'::character varying])::text[])));
+alter table booking_events add constraint booking_events_type_check CHECK (((type)::text = ANY ((ARRAY['booking.created'::character varying, 'booking.cancelled'::character varying, 'booking.transferred'::character varying, 'booking.reminder'::character varying, 'booking.rescheduled'::character varying])::text[])));
 
 alter table booking_events_pruned add constraint booking_events_pruned_agent_id_foreign FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE;
 
@@ -290,19 +350,25 @@ alter table booking_events_pruned add constraint booking_events_pruned_pkey PRIM
 
 alter table booking_slots add constraint booking_slots_agent_id_foreign FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE;
 
+alter table booking_slots add constraint booking_slots_blocked_check CHECK (((blocked_from <= starts_at) AND (blocked_until >= ends_at)));
+
 alter table booking_slots add constraint booking_slots_booking_id_foreign FOREIGN KEY (booking_id) REFERENCES bookings(id) ON DELETE CASCADE;
 
-alter table booking_slots add constraint booking_slots_no_overlap EXCLUDE USING gist (agent_id WITH =, tstzrange(starts_at, ends_at, '[)'::text) WITH &&);
+alter table booking_slots add constraint booking_slots_no_overlap EXCLUDE USING gist (agent_id WITH =, tstzrange(blocked_from, blocked_until, '[)'::text) WITH &&);
 
 alter table booking_slots add constraint booking_slots_pkey PRIMARY KEY (booking_id, starts_at);
 
 alter table bookings add constraint bookings_agent_id_foreign FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE;
 
+alter table bookings add constraint bookings_held_check CHECK ((((status)::text <> 'held'::text) OR (hold_id IS NOT NULL)));
+
+alter table bookings add constraint bookings_hold_id_foreign FOREIGN KEY (hold_id) REFERENCES holds(id) ON DELETE SET NULL;
+
 alter table bookings add constraint bookings_pkey PRIMARY KEY (id);
 
 alter table bookings add constraint bookings_range_check CHECK ((ends_at > starts_at));
 
-alter table bookings add constraint bookings_status_check CHECK (((status)::text = ANY ((ARRAY['confirmed'::character varying, 'cancelled'::character varying])::text[])));
+alter table bookings add constraint bookings_status_check CHECK (((status)::text = ANY ((ARRAY['confirmed'::character varying, 'cancelled'::character varying, 'held'::character varying])::text[])));
 
 alter table calendar_feeds add constraint calendar_feeds_agent_id_foreign FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE;
 
@@ -315,6 +381,16 @@ alter table categories add constraint categories_pkey PRIMARY KEY (id);
 alter table categories add constraint categories_slug_key UNIQUE (slug);
 
 alter table consistency_tokens add constraint consistency_tokens_pkey PRIMARY KEY (credential_hash);
+
+alter table holds add constraint holds_calendars_check CHECK ((cardinality(agent_ids) >= 1));
+
+alter table holds add constraint holds_holder_agent_id_foreign FOREIGN KEY (holder_agent_id) REFERENCES agents(id) ON DELETE CASCADE;
+
+alter table holds add constraint holds_outcome_check CHECK (((confirmed_at IS NULL) OR (released_at IS NULL)));
+
+alter table holds add constraint holds_pkey PRIMARY KEY (id);
+
+alter table holds add constraint holds_range_check CHECK ((ends_at > starts_at));
 
 alter table idempotency_keys add constraint idempotency_keys_agent_id_foreign FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE;
 
@@ -426,7 +502,7 @@ CREATE UNIQUE INDEX agents_single_root ON public.agents USING btree (((parent_id
 
 CREATE INDEX booking_events_agent_idx ON public.booking_events USING btree (agent_id, id);
 
-CREATE INDEX booking_slots_agent_ends_idx ON public.booking_slots USING btree (agent_id, ends_at) INCLUDE (starts_at);
+CREATE INDEX booking_slots_agent_blocked_idx ON public.booking_slots USING btree (agent_id, blocked_until) INCLUDE (blocked_from, hold_id, starts_at);
 
 CREATE INDEX bookings_agent_cancelled_idx ON public.bookings USING btree (agent_id, cancelled_at) WHERE ((status)::text = 'cancelled'::text);
 
@@ -436,11 +512,15 @@ CREATE INDEX bookings_agent_range_idx ON public.bookings USING gist (agent_id, t
 
 CREATE INDEX bookings_agent_starts_idx ON public.bookings USING btree (agent_id, starts_at, id);
 
+CREATE INDEX bookings_hold_idx ON public.bookings USING btree (hold_id) WHERE (hold_id IS NOT NULL);
+
 CREATE INDEX bookings_reminder_due_idx ON public.bookings USING btree (starts_at) WHERE (((status)::text = 'confirmed'::text) AND (warning_sent_at IS NULL));
 
 CREATE INDEX calendar_feeds_agent_idx ON public.calendar_feeds USING btree (agent_id);
 
 CREATE INDEX consistency_tokens_written_at ON public.consistency_tokens USING btree (written_at);
+
+CREATE INDEX holds_holder_idx ON public.holds USING btree (holder_agent_id, created_at DESC, id DESC);
 
 CREATE INDEX price_rows_pair_idx ON public.price_rows USING btree (gpu_slug, provider);
 
@@ -499,25 +579,41 @@ declare
   v_source bookings;
   v_booking bookings;
   v_events jsonb;
+  v_range tstzrange;
+  v_refusal jsonb;
 begin
   select * into v_proposal from proposals where id = p_proposal;
   if not found then return '{"missing": true}'::jsonb; end if;
   if v_proposal.target_agent_id <> p_actor then return '{"forbidden": true}'::jsonb; end if;
   perform 1 from agents where id in (v_proposal.proposer_agent_id, v_proposal.target_agent_id) order by id for no key update;
+  v_range := tstzrange(v_proposal.starts_at, v_proposal.ends_at, '[)');
+  if (select status from proposals where id = p_proposal) = 'pending' then
+    select reason || jsonb_build_object('agentId', v_proposal.target_agent_id) into v_refusal
+      from jsonb_array_elements(slot_refusals(v_proposal.proposer_agent_id, v_proposal.target_agent_id, array[v_range], p_at, null, 20)) as reason
+     where reason->>'code' in ('outside_working_hours', 'notice_too_short', 'too_far_ahead')
+     limit 1;
+    if v_refusal is null then
+      v_refusal := booking_refusal(v_proposal.proposer_agent_id, v_proposal.proposer_agent_id, array[v_range], p_at, null)
+                   || jsonb_build_object('agentId', v_proposal.proposer_agent_id);
+    end if;
+    if v_refusal is not null then return jsonb_build_object('refused', v_refusal); end if;
+  end if;
   update proposals set status = 'accepted', decided_at = p_at where id = p_proposal and status = 'pending'
   returning * into v_proposal;
   if not found then
     return jsonb_build_object('notPending', (select status from proposals where id = p_proposal));
   end if;
 
-  -- The overlap test lets the exclusion constraint's GiST index find the slot.
+  -- The overlap test (blocked ranges contain their slots) lets the exclusion constraint's GiST index find the slot.
   select b.* into v_source
     from booking_slots s join bookings b on b.id = s.booking_id
    where s.agent_id = v_proposal.target_agent_id
-     and tstzrange(s.starts_at, s.ends_at, '[)') && tstzrange(v_proposal.starts_at, v_proposal.ends_at, '[)')
+     and tstzrange(s.blocked_from, s.blocked_until, '[)') && v_range
      and s.starts_at = v_proposal.starts_at and s.ends_at = v_proposal.ends_at and b.status = 'confirmed'
    limit 1;
 
+  -- The proposer's expired holds in the way go whichever way the slot comes to it (moved or new).
+  perform booking_purge_expired_holds(v_proposal.proposer_agent_id, array[v_range], p_at);
   if v_source.id is not null and v_source.rrule is null then
     v_booking := booking_transfer(v_source.id, v_proposal.proposer_agent_id);
   else
@@ -525,8 +621,8 @@ begin
       -- The proposal asks for one slot: the rest of the series stays with the target.
       perform booking_exclude_occurrences(v_source.id, array[v_proposal.starts_at]);
     end if;
-    v_booking := booking_insert(gen_random_uuid(), v_proposal.proposer_agent_id, v_proposal.starts_at, v_proposal.ends_at, null, p_at,
-                                jsonb_build_array(jsonb_build_object('starts_at', v_proposal.starts_at, 'ends_at', v_proposal.ends_at)));
+    v_booking := booking_insert(gen_random_uuid(), v_proposal.proposer_agent_id, v_proposal.starts_at, v_proposal.ends_at, null, '[]'::jsonb, p_at,
+                                jsonb_build_array(jsonb_build_object('starts_at', v_proposal.starts_at, 'ends_at', v_proposal.ends_at)), null);
   end if;
 
   v_events := jsonb_build_array(record_booking_event(v_proposal.proposer_agent_id, 'booking.created', v_booking, p_at));
@@ -585,6 +681,25 @@ end;
 $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.agent_working_ranges(p_rules availability_rules, p_from timestamp with time zone, p_to timestamp with time zone)
+ RETURNS tstzmultirange
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select coalesce(range_agg(local.ranges), '{}'::tstzmultirange) * tstzmultirange(tstzrange(p_from, p_to, '[)'))
+    from generate_series((p_from at time zone p_rules.time_zone)::date::timestamp,
+                         (p_to at time zone p_rules.time_zone)::date::timestamp, interval '1 day') as d(day)
+   cross join lateral (
+     select coalesce((select o.hours from availability_overrides o where o.agent_id = p_rules.agent_id and o.on_date = d.day::date),
+                     p_rules.weekly_hours[extract(isodow from d.day)::int],
+                     '{[0,1440)}'::int4multirange) as hours
+   ) day_hours
+   cross join lateral unnest(day_hours.hours) as h(minutes)
+   cross join lateral local_time_range(p_rules.time_zone, d.day + make_interval(mins => lower(h.minutes)),
+                                       d.day + make_interval(mins => upper(h.minutes))) as local(ranges);
+$function$
+;
+
 CREATE OR REPLACE FUNCTION public.agents_family_limit()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -616,6 +731,24 @@ begin
     delete from booking_slots where booking_id = p_booking;
   end if;
   return v_booking;
+end
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.booking_cap_reached(p_agent uuid, p_cap integer, p_at timestamp with time zone)
+ RETURNS boolean
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_live int;
+begin
+  select c.live into v_live from agent_live_bookings c where c.agent_id = p_agent;
+  if v_live is null or v_live >= p_cap then
+    select count(*) into v_live from bookings b where b.agent_id = p_agent and b.status = 'confirmed' and b.live_until > p_at;
+    insert into agent_live_bookings (agent_id, counted_after, live) values (p_agent, p_at, v_live)
+      on conflict (agent_id) do update set counted_after = excluded.counted_after, live = excluded.live;
+  end if;
+  return v_live >= p_cap;
 end
 $function$
 ;
@@ -718,6 +851,34 @@ end
 $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.booking_confirm_held(p_booking uuid)
+ RETURNS bookings
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_booking bookings;
+begin
+  update bookings set status = 'confirmed' where id = p_booking and status = 'held' returning * into v_booking;
+  update booking_slots set hold_id = null where booking_id = p_booking;
+  return v_booking;
+end
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.booking_delete_held(p_hold uuid)
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_deleted int;
+begin
+  delete from bookings where hold_id = p_hold and status = 'held';
+  get diagnostics v_deleted = row_count;
+  return v_deleted;
+end
+$function$
+;
+
 CREATE OR REPLACE FUNCTION public.booking_exclude_occurrences(p_booking uuid, p_starts_at timestamp with time zone[])
  RETURNS bookings
  LANGUAGE plpgsql
@@ -740,25 +901,32 @@ end
 $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.booking_extend_series(p_booking uuid, p_candidates jsonb)
+CREATE OR REPLACE FUNCTION public.booking_extend_series(p_booking uuid, p_candidates jsonb, p_at timestamp with time zone)
  RETURNS jsonb
  LANGUAGE plpgsql
 AS $function$
 declare
   v_agent uuid;
+  v_before interval;
+  v_after interval;
   v_taken timestamptz[];
   v_added int;
 begin
   select agent_id into v_agent from bookings where id = p_booking;
+  select coalesce(make_interval(mins => r.buffer_before_minutes), interval '0'), coalesce(make_interval(mins => r.buffer_after_minutes), interval '0')
+    into v_before, v_after from (select 1) one left join availability_rules r on r.agent_id = v_agent;
+  perform booking_purge_expired_holds(v_agent,
+    array(select tstzrange(o.starts_at, o.ends_at, '[)') from jsonb_to_recordset(p_candidates) as o(starts_at timestamptz, ends_at timestamptz)), p_at);
   select coalesce(array_agg(distinct o.starts_at), '{}') into v_taken
     from jsonb_to_recordset(p_candidates) as o(starts_at timestamptz, ends_at timestamptz)
    where exists (select 1 from booking_slots s
-                  where s.agent_id = v_agent and tstzrange(s.starts_at, s.ends_at, '[)') && tstzrange(o.starts_at, o.ends_at, '[)'));
+                  where s.agent_id = v_agent
+                    and tstzrange(s.blocked_from, s.blocked_until, '[)') && tstzrange(o.starts_at - v_before, o.ends_at + v_after, '[)'));
   if cardinality(v_taken) > 0 then
     perform booking_exclude_occurrences(p_booking, v_taken);
   end if;
-  insert into booking_slots (booking_id, agent_id, starts_at, ends_at)
-  select p_booking, v_agent, o.starts_at, o.ends_at
+  insert into booking_slots (booking_id, agent_id, starts_at, ends_at, blocked_from, blocked_until)
+  select p_booking, v_agent, o.starts_at, o.ends_at, o.starts_at - v_before, o.ends_at + v_after
     from jsonb_to_recordset(p_candidates) as o(starts_at timestamptz, ends_at timestamptz)
    where o.starts_at <> all(v_taken);
   get diagnostics v_added = row_count;
@@ -769,19 +937,23 @@ end
 $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.booking_insert(p_id uuid, p_agent uuid, p_starts_at timestamp with time zone, p_ends_at timestamp with time zone, p_rrule text, p_created_at timestamp with time zone, p_slots jsonb)
+CREATE OR REPLACE FUNCTION public.booking_insert(p_id uuid, p_agent uuid, p_starts_at timestamp with time zone, p_ends_at timestamp with time zone, p_rrule text, p_exdates jsonb, p_created_at timestamp with time zone, p_slots jsonb, p_hold uuid)
  RETURNS bookings
  LANGUAGE plpgsql
 AS $function$
 declare
   v_booking bookings;
+  v_before interval;
+  v_after interval;
 begin
-  insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at, live_until)
-  values (p_id, p_agent, p_starts_at, p_ends_at, 'confirmed', p_rrule, '[]'::jsonb, p_created_at,
-          (select max(s.ends_at) from jsonb_to_recordset(p_slots) as s(starts_at timestamptz, ends_at timestamptz)))
+  select make_interval(mins => r.buffer_before_minutes), make_interval(mins => r.buffer_after_minutes)
+    into v_before, v_after from availability_rules r where r.agent_id = p_agent;
+  insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at, live_until, hold_id)
+  values (p_id, p_agent, p_starts_at, p_ends_at, case when p_hold is null then 'confirmed' else 'held' end, p_rrule, p_exdates, p_created_at,
+          (select max(s.ends_at) from jsonb_to_recordset(p_slots) as s(starts_at timestamptz, ends_at timestamptz)), p_hold)
   returning * into v_booking;
-  insert into booking_slots (booking_id, agent_id, starts_at, ends_at)
-  select p_id, p_agent, s.starts_at, s.ends_at
+  insert into booking_slots (booking_id, agent_id, starts_at, ends_at, blocked_from, blocked_until, hold_id)
+  select p_id, p_agent, s.starts_at, s.ends_at, s.starts_at - coalesce(v_before, interval '0'), s.ends_at + coalesce(v_after, interval '0'), p_hold
     from jsonb_to_recordset(p_slots) as s(starts_at timestamptz, ends_at timestamptz);
   return v_booking;
 end
@@ -793,7 +965,7 @@ CREATE OR REPLACE FUNCTION public.booking_item(b bookings)
  LANGUAGE sql
  STABLE
 AS $function$
-  select jsonb_build_object('id', b.id, 'agentId', b.agent_id, 'startsAt', to_char(b.starts_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'endsAt', to_char(b.ends_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'status', b.status, 'rrule', b.rrule, 'warningSentAt', to_char(b.warning_sent_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'createdAt', to_char(b.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'));
+  select jsonb_build_object('id', b.id, 'agentId', b.agent_id, 'startsAt', iso_instant(b.starts_at), 'endsAt', iso_instant(b.ends_at), 'status', b.status, 'rrule', b.rrule, 'warningSentAt', iso_instant(b.warning_sent_at), 'createdAt', iso_instant(b.created_at), 'version', b.version);
 $function$
 ;
 
@@ -812,17 +984,95 @@ end
 $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.booking_move(p_booking uuid, p_starts_at timestamp with time zone, p_ends_at timestamp with time zone, p_rrule text, p_exdates jsonb, p_slots jsonb)
+ RETURNS bookings
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_booking bookings;
+  v_before interval;
+  v_after interval;
+begin
+  select coalesce(make_interval(mins => r.buffer_before_minutes), interval '0'), coalesce(make_interval(mins => r.buffer_after_minutes), interval '0')
+    into v_before, v_after
+    from bookings b left join availability_rules r on r.agent_id = b.agent_id where b.id = p_booking;
+  delete from booking_slots where booking_id = p_booking;
+  update bookings
+     set starts_at = p_starts_at, ends_at = p_ends_at, rrule = p_rrule, exdates = p_exdates,
+         live_until = (select max(s.ends_at) from jsonb_to_recordset(p_slots) as s(starts_at timestamptz, ends_at timestamptz))
+   where id = p_booking
+  returning * into v_booking;
+  insert into booking_slots (booking_id, agent_id, starts_at, ends_at, blocked_from, blocked_until)
+  select p_booking, v_booking.agent_id, s.starts_at, s.ends_at, s.starts_at - v_before, s.ends_at + v_after
+    from jsonb_to_recordset(p_slots) as s(starts_at timestamptz, ends_at timestamptz);
+  return v_booking;
+end
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.booking_purge_expired_holds(p_agent uuid, p_slots tstzrange[], p_at timestamp with time zone)
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_before interval := interval '0';
+  v_after interval := interval '0';
+  v_purged int;
+begin
+  select make_interval(mins => r.buffer_before_minutes), make_interval(mins => r.buffer_after_minutes)
+    into v_before, v_after from availability_rules r where r.agent_id = p_agent;
+  delete from bookings b
+   where b.id in (select s.booking_id from unnest(p_slots) as slot(r)
+                    join booking_slots s on s.agent_id = p_agent
+                                        and tstzrange(s.blocked_from, s.blocked_until, '[)')
+                                            && tstzrange(lower(slot.r) - coalesce(v_before, interval '0'), upper(slot.r) + coalesce(v_after, interval '0'), '[)')
+                    join holds h on h.id = s.hold_id
+                   where s.hold_id is not null and h.expires_at <= p_at)
+     and b.status = 'held';
+  get diagnostics v_purged = row_count;
+  return v_purged;
+end
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.booking_refusal(p_caller uuid, p_agent uuid, p_slots tstzrange[], p_at timestamp with time zone, p_ignore uuid)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select slot_refusals(p_caller, p_agent, p_slots, p_at, p_ignore, 1) -> 0
+   where exists (select 1 from availability_rules r where r.agent_id = p_agent);
+$function$
+;
+
 CREATE OR REPLACE FUNCTION public.booking_transfer(p_booking uuid, p_to uuid)
  RETURNS bookings
  LANGUAGE plpgsql
 AS $function$
 declare
   v_booking bookings;
+  v_before interval;
+  v_after interval;
 begin
+  select make_interval(mins => r.buffer_before_minutes), make_interval(mins => r.buffer_after_minutes)
+    into v_before, v_after from availability_rules r where r.agent_id = p_to;
   update bookings set agent_id = p_to where id = p_booking returning * into v_booking;
-  update booking_slots set agent_id = p_to where booking_id = p_booking;
+  update booking_slots
+     set agent_id = p_to, blocked_from = starts_at - coalesce(v_before, interval '0'), blocked_until = ends_at + coalesce(v_after, interval '0')
+   where booking_id = p_booking;
   return v_booking;
 end
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.booking_version()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  new.version := old.version + 1;
+  return new;
+end;
 $function$
 ;
 
@@ -863,7 +1113,7 @@ $function$
 ;
 
 CREATE OR REPLACE FUNCTION public.claim_webhook_deliveries(p_now timestamp with time zone, p_lease_until timestamp with time zone, p_limit integer, p_only uuid, p_in_flight uuid[], p_busy_webhooks uuid[], p_per_webhook integer)
- RETURNS TABLE(id uuid, attempts integer, webhook_id uuid, url text, secret text, webhook_disabled boolean, event_id bigint, event_type text, event_created_at timestamp with time zone, booking jsonb, previous_event_id bigint)
+ RETURNS TABLE(id uuid, attempts integer, webhook_id uuid, url text, secret text, webhook_disabled boolean, event_id bigint, event_type text, event_created_at timestamp with time zone, booking jsonb, previous jsonb, previous_event_id bigint)
  LANGUAGE sql
  SET plan_cache_mode TO 'force_custom_plan'
  SET enable_bitmapscan TO 'off'
@@ -885,7 +1135,7 @@ AS $function$
     update webhook_deliveries d set next_attempt_at = p_lease_until from due where d.id = due.id
     returning d.id, d.attempts, d.webhook_id, d.event_id
   )
-  select l.id, l.attempts, w.id, w.url, w.secret, w.disabled_at is not null, e.id, e.type, e.created_at, e.booking,
+  select l.id, l.attempts, w.id, w.url, w.secret, w.disabled_at is not null, e.id, e.type, e.created_at, e.booking, e.previous,
          (select max(p.id) from booking_events p
            where p.agent_id = e.agent_id and p.id < e.id and p.type = any (w.events) and p.created_at >= w.created_at)
     from leased l join webhooks w on w.id = l.webhook_id join booking_events e on e.id = l.event_id;
@@ -923,32 +1173,70 @@ CREATE OR REPLACE FUNCTION public.create_booking(p_agent uuid, p_starts_at times
 AS $function$
 declare
   v_stored jsonb;
-  v_live int;
+  v_refusal jsonb;
   v_booking bookings;
   v_item jsonb;
+  v_ranges tstzrange[] := array(select tstzrange(s.starts_at, s.ends_at, '[)') from jsonb_to_recordset(p_slots) as s(starts_at timestamptz, ends_at timestamptz));
 begin
   perform 1 from agents where id = p_agent for no key update;
   if p_key is not null then
     v_stored := idempotency_lookup(p_agent, 'create_booking', p_key, p_request_hash, p_key_valid_after);
     if v_stored is not null then return v_stored; end if;
   end if;
-  -- Live bookings (a series counts while any of its slots has not ended). The kept count is at least
-  -- the live ones (agent_live_bookings): under the cap it answers alone; otherwise bookings that ended
-  -- since it was taken may be in it, so the live ones are counted afresh and it starts again from now.
-  select c.live into v_live from agent_live_bookings c where c.agent_id = p_agent;
-  if v_live is null or v_live >= p_cap then
-    select count(*) into v_live from bookings b where b.agent_id = p_agent and b.status = 'confirmed' and b.live_until > p_at;
-    insert into agent_live_bookings (agent_id, counted_after, live) values (p_agent, p_at, v_live)
-      on conflict (agent_id) do update set counted_after = excluded.counted_after, live = excluded.live;
-    if v_live >= p_cap then return '{"refused": "booking_cap_reached"}'::jsonb; end if;
-  end if;
+  if booking_cap_reached(p_agent, p_cap, p_at) then return '{"capReached": true}'::jsonb; end if;
+  v_refusal := booking_refusal(p_agent, p_agent, v_ranges, p_at, null);
+  if v_refusal is not null then return jsonb_build_object('refused', v_refusal); end if;
 
-  v_booking := booking_insert(gen_random_uuid(), p_agent, p_starts_at, p_ends_at, p_rrule, p_at, p_slots);
+  perform booking_purge_expired_holds(p_agent, v_ranges, p_at);
+  v_booking := booking_insert(gen_random_uuid(), p_agent, p_starts_at, p_ends_at, p_rrule, '[]'::jsonb, p_at, p_slots, null);
   v_item := booking_item(v_booking);
   if p_key is not null then
     perform idempotency_record(p_agent, 'create_booking', p_key, p_request_hash, jsonb_build_object('ok', v_item), p_at, p_key_valid_after);
   end if;
   return jsonb_build_object('booking', v_item, 'events', jsonb_build_array(record_booking_event(p_agent, 'booking.created', v_booking, p_at)));
+end
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.create_group_booking(p_actor uuid, p_agents uuid[], p_starts timestamp with time zone, p_ends timestamp with time zone, p_cap integer, p_key text, p_request_hash text, p_key_valid_after timestamp with time zone, p_at timestamp with time zone)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_agents uuid[] := array(select distinct a from unnest(p_agents) as a order by a);
+  v_stored jsonb;
+  v_refused uuid[];
+  v_agent uuid;
+  v_refusal jsonb;
+  v_booking bookings;
+  v_slots jsonb := jsonb_build_array(jsonb_build_object('starts_at', p_starts, 'ends_at', p_ends));
+  v_items jsonb := '[]'::jsonb;
+  v_events jsonb := '[]'::jsonb;
+begin
+  perform 1 from agents where id = any(v_agents || p_actor) order by id for no key update;
+  if p_key is not null then
+    v_stored := idempotency_lookup(p_actor, 'create_group_booking', p_key, p_request_hash, p_key_valid_after);
+    if v_stored is not null then return v_stored; end if;
+  end if;
+  select array_agg(asked.id order by asked.id) into v_refused
+    from unnest(v_agents) as asked(id) left join agents a on a.id = asked.id
+   where a.id is null or not coalesce((a.id = p_actor) or (a.parent_id = p_actor), false);
+  if v_refused is not null then return jsonb_build_object('forbidden', v_refused); end if;
+  foreach v_agent in array v_agents loop
+    if booking_cap_reached(v_agent, p_cap, p_at) then return jsonb_build_object('capReached', v_agent); end if;
+    v_refusal := booking_refusal(p_actor, v_agent, array[tstzrange(p_starts, p_ends, '[)')], p_at, null);
+    if v_refusal is not null then return jsonb_build_object('refused', v_refusal || jsonb_build_object('agentId', v_agent)); end if;
+  end loop;
+  foreach v_agent in array v_agents loop
+    perform booking_purge_expired_holds(v_agent, array[tstzrange(p_starts, p_ends, '[)')], p_at);
+    v_booking := booking_insert(gen_random_uuid(), v_agent, p_starts, p_ends, null, '[]'::jsonb, p_at, v_slots, null);
+    v_items := v_items || jsonb_build_array(booking_item(v_booking));
+    v_events := v_events || jsonb_build_array(record_booking_event(v_agent, 'booking.created', v_booking, p_at));
+  end loop;
+  if p_key is not null then
+    perform idempotency_record(p_actor, 'create_group_booking', p_key, p_request_hash, jsonb_build_object('ok', v_items), p_at, p_key_valid_after);
+  end if;
+  return jsonb_build_object('bookings', v_items, 'events', v_events);
 end
 $function$
 ;
@@ -983,6 +1271,128 @@ AS $function$
 $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.hold_confirm(p_actor uuid, p_hold uuid, p_cap integer, p_at timestamp with time zone)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_hold holds;
+  v_held bookings;
+  v_booking bookings;
+  v_refusal jsonb;
+  v_items jsonb := '[]'::jsonb;
+  v_events jsonb := '[]'::jsonb;
+begin
+  select * into v_hold from holds where id = p_hold;
+  if not found then return '{"missing": true}'::jsonb; end if;
+  if v_hold.holder_agent_id <> p_actor then return '{"forbidden": true}'::jsonb; end if;
+  perform 1 from agents where id = any(v_hold.agent_ids || v_hold.holder_agent_id) order by id for no key update;
+  select * into v_hold from holds where id = p_hold;
+  if v_hold.confirmed_at is not null then
+    return jsonb_build_object('hold', hold_item(p_hold, p_at),
+                              'bookings', (select jsonb_agg(booking_item(b) order by b.agent_id) from bookings b where b.hold_id = p_hold));
+  end if;
+  if v_hold.released_at is not null then return '{"refused": {"code": "hold_released"}}'::jsonb; end if;
+  if v_hold.expires_at <= p_at
+     or (select count(*) from bookings b where b.hold_id = p_hold and b.status = 'held') < cardinality(v_hold.agent_ids) then
+    return jsonb_build_object('refused', jsonb_build_object('code', 'hold_expired', 'expiresAt', iso_instant(v_hold.expires_at)));
+  end if;
+  for v_held in select * from bookings b where b.hold_id = p_hold order by b.agent_id loop
+    if booking_cap_reached(v_held.agent_id, p_cap, p_at) then return jsonb_build_object('capReached', v_held.agent_id); end if;
+    select reason || jsonb_build_object('agentId', v_held.agent_id) into v_refusal
+      from jsonb_array_elements(slot_refusals(p_actor, v_held.agent_id, array[tstzrange(v_held.starts_at, v_held.ends_at, '[)')], p_at, v_held.id, 20)) as reason
+     where reason->>'code' in ('daily_limit_reached', 'weekly_limit_reached')
+     limit 1;
+    if v_refusal is not null then return jsonb_build_object('refused', v_refusal); end if;
+  end loop;
+  for v_held in select * from bookings b where b.hold_id = p_hold order by b.agent_id loop
+    v_booking := booking_confirm_held(v_held.id);
+    v_items := v_items || jsonb_build_array(booking_item(v_booking));
+    v_events := v_events || jsonb_build_array(record_booking_event(v_booking.agent_id, 'booking.created', v_booking, p_at));
+  end loop;
+  update holds set confirmed_at = p_at where id = p_hold;
+  return jsonb_build_object('hold', hold_item(p_hold, p_at), 'bookings', v_items, 'events', v_events);
+end
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.hold_create(p_actor uuid, p_hold uuid, p_agents uuid[], p_starts timestamp with time zone, p_ends timestamp with time zone, p_expires timestamp with time zone, p_cap integer, p_max_live integer, p_at timestamp with time zone)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_agents uuid[] := array(select distinct a from unnest(p_agents) as a order by a);
+  v_refused uuid[];
+  v_agent uuid;
+  v_refusal jsonb;
+  v_slots jsonb := jsonb_build_array(jsonb_build_object('starts_at', p_starts, 'ends_at', p_ends));
+begin
+  perform 1 from agents where id = any(v_agents || p_actor) order by id for no key update;
+  select array_agg(asked.id order by asked.id) into v_refused
+    from unnest(v_agents) as asked(id) left join agents a on a.id = asked.id
+   where a.id is null or not coalesce((a.id = p_actor) or (a.parent_id = p_actor), false);
+  if v_refused is not null then return jsonb_build_object('forbidden', v_refused); end if;
+  if (select count(*) from holds h
+       where h.holder_agent_id = p_actor and h.expires_at > p_at and h.confirmed_at is null and h.released_at is null) >= p_max_live then
+    return '{"limitExceeded": true}'::jsonb;
+  end if;
+  foreach v_agent in array v_agents loop
+    if booking_cap_reached(v_agent, p_cap, p_at) then return jsonb_build_object('capReached', v_agent); end if;
+    v_refusal := booking_refusal(p_actor, v_agent, array[tstzrange(p_starts, p_ends, '[)')], p_at, null);
+    if v_refusal is not null then return jsonb_build_object('refused', v_refusal || jsonb_build_object('agentId', v_agent)); end if;
+  end loop;
+  insert into holds (id, holder_agent_id, agent_ids, starts_at, ends_at, expires_at, created_at)
+  values (p_hold, p_actor, v_agents, p_starts, p_ends, p_expires, p_at);
+  foreach v_agent in array v_agents loop
+    perform booking_purge_expired_holds(v_agent, array[tstzrange(p_starts, p_ends, '[)')], p_at);
+    perform booking_insert(gen_random_uuid(), v_agent, p_starts, p_ends, null, '[]'::jsonb, p_at, v_slots, p_hold);
+  end loop;
+  return jsonb_build_object('hold', hold_item(p_hold, p_at));
+end
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.hold_item(p_hold uuid, p_at timestamp with time zone)
+ RETURNS jsonb
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select jsonb_build_object(
+           'id', h.id, 'holderAgentId', h.holder_agent_id,
+           'startsAt', iso_instant(h.starts_at), 'endsAt', iso_instant(h.ends_at),
+           'expiresAt', iso_instant(h.expires_at), 'createdAt', iso_instant(h.created_at),
+           'status', case when h.confirmed_at is not null then 'confirmed' when h.released_at is not null then 'released'
+                          when h.expires_at <= p_at then 'expired' else 'held' end,
+           'calendars', (select jsonb_agg(jsonb_build_object('agentId', calendar.agent_id,
+                                                             'bookingId', (select b.id from bookings b where b.hold_id = h.id and b.agent_id = calendar.agent_id))
+                                          order by calendar.agent_id)
+                           from unnest(h.agent_ids) as calendar(agent_id)))
+    from holds h where h.id = p_hold;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.hold_release(p_actor uuid, p_hold uuid, p_at timestamp with time zone)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_hold holds;
+begin
+  select * into v_hold from holds where id = p_hold;
+  if not found then return '{"missing": true}'::jsonb; end if;
+  if v_hold.holder_agent_id <> p_actor then return '{"forbidden": true}'::jsonb; end if;
+  perform 1 from agents where id = any(v_hold.agent_ids || v_hold.holder_agent_id) order by id for no key update;
+  select * into v_hold from holds where id = p_hold;
+  if v_hold.confirmed_at is not null then return '{"confirmed": true}'::jsonb; end if;
+  if v_hold.released_at is null then
+    update holds set released_at = p_at where id = p_hold;
+    perform booking_delete_held(p_hold);
+  end if;
+  return jsonb_build_object('hold', hold_item(p_hold, p_at));
+end
+$function$
+;
+
 CREATE OR REPLACE FUNCTION public.idempotency_lookup(p_agent uuid, p_operation text, p_key text, p_request_hash text, p_valid_after timestamp with time zone)
  RETURNS jsonb
  LANGUAGE sql
@@ -1003,6 +1413,43 @@ AS $function$
   on conflict (agent_id, operation, key) do update
     set request_hash = excluded.request_hash, outcome = excluded.outcome, created_at = excluded.created_at
     where idempotency_keys.created_at < p_valid_after;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.iso_instant(p_at timestamp with time zone)
+ RETURNS text
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select to_char(p_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.local_time_range(p_zone text, p_from timestamp without time zone, p_to timestamp without time zone)
+ RETURNS tstzmultirange
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+declare
+  v_low bigint := extract(epoch from (p_from - interval '1 day'))::bigint;
+  v_high bigint := extract(epoch from (p_to + interval '1 day'))::bigint;
+  v_before interval := timezone(p_zone, to_timestamp(v_low)) - timezone('UTC', to_timestamp(v_low));
+  v_after interval := timezone(p_zone, to_timestamp(v_high)) - timezone('UTC', to_timestamp(v_high));
+  v_middle bigint;
+  v_change timestamptz;
+begin
+  if p_to <= p_from then return '{}'::tstzmultirange; end if;
+  if v_before = v_after then
+    return tstzmultirange(tstzrange(timezone('UTC', p_from - v_before), timezone('UTC', p_to - v_before), '[)'));
+  end if;
+  while v_high - v_low > 1 loop
+    v_middle := (v_low + v_high) / 2;
+    if timezone(p_zone, to_timestamp(v_middle)) - timezone('UTC', to_timestamp(v_middle)) = v_before then v_low := v_middle; else v_high := v_middle; end if;
+  end loop;
+  v_change := to_timestamp(v_high);
+  return tstzmultirange(tstzrange(timezone('UTC', p_from - v_before), timezone('UTC', p_to - v_before), '[)') * tstzrange(null, v_change, '[)'))
+       + tstzmultirange(tstzrange(timezone('UTC', p_from - v_after), timezone('UTC', p_to - v_after), '[)') * tstzrange(v_change, null, '[)'));
+end
 $function$
 ;
 
@@ -1055,7 +1502,7 @@ end
 $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.record_booking_event(p_agent uuid, p_type text, p_booking bookings, p_at timestamp with time zone)
+CREATE OR REPLACE FUNCTION public.record_booking_event(p_agent uuid, p_type text, p_booking bookings, p_at timestamp with time zone, p_previous jsonb DEFAULT NULL::jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql
 AS $function$
@@ -1068,8 +1515,8 @@ begin
   -- cursors commit in order (a no-op when the caller holds it already). Other agents never wait.
   perform 1 from agents where id = p_agent for no key update;
   select max(e.id) into v_previous from booking_events e where e.agent_id = p_agent;
-  insert into booking_events (agent_id, type, booking_id, booking, created_at)
-    values (p_agent, p_type, p_booking.id, booking_item(p_booking), p_at)
+  insert into booking_events (agent_id, type, booking_id, booking, previous, created_at)
+    values (p_agent, p_type, p_booking.id, booking_item(p_booking), p_previous, p_at)
     returning id into v_event_id;
   insert into webhook_fanout (event_id)
   select v_event_id
@@ -1150,6 +1597,58 @@ end;
 $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.reschedule_booking(p_actor uuid, p_booking uuid, p_expected_version integer, p_scope text, p_occurrence timestamp with time zone, p_starts timestamp with time zone, p_ends timestamp with time zone, p_rrule text, p_exdates jsonb, p_slots jsonb, p_kept_rrule text, p_kept_exdates jsonb, p_at timestamp with time zone)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_agent uuid;
+  v_old bookings;
+  v_booking bookings;
+  v_ranges tstzrange[] := array(select tstzrange(s.starts_at, s.ends_at, '[)') from jsonb_to_recordset(p_slots) as s(starts_at timestamptz, ends_at timestamptz));
+  v_refusal jsonb;
+  v_previous jsonb;
+begin
+  select agent_id into v_agent from bookings where id = p_booking;
+  if not found then return '{"missing": true}'::jsonb; end if;
+  perform 1 from agents where id = v_agent for no key update;
+  select * into v_old from bookings where id = p_booking;
+  if v_old.agent_id <> p_actor then return '{"forbidden": true}'::jsonb; end if;
+  if v_old.status <> 'confirmed' then return jsonb_build_object('notConfirmed', v_old.status); end if;
+  if p_expected_version is not null and v_old.version <> p_expected_version then
+    return jsonb_build_object('versionMismatch', v_old.version);
+  end if;
+
+  if p_scope = 'series' then
+    v_refusal := booking_refusal(p_actor, v_agent, v_ranges, p_at, p_booking);
+    if v_refusal is not null then return jsonb_build_object('refused', v_refusal); end if;
+    perform booking_purge_expired_holds(v_agent, v_ranges, p_at);
+    v_booking := booking_move(p_booking, p_starts, p_ends, p_rrule, p_exdates, p_slots);
+    v_previous := jsonb_build_object('bookingId', p_booking, 'startsAt', iso_instant(v_old.starts_at), 'endsAt', iso_instant(v_old.ends_at),
+                                     'version', v_old.version);
+  else
+    if p_scope = 'occurrence' then
+      perform booking_exclude_occurrences(p_booking, array[p_occurrence]);
+    else
+      perform booking_move(p_booking, v_old.starts_at, v_old.ends_at, p_kept_rrule, p_kept_exdates,
+                           (select coalesce(jsonb_agg(jsonb_build_object('starts_at', s.starts_at, 'ends_at', s.ends_at) order by s.starts_at), '[]'::jsonb)
+                              from booking_slots s where s.booking_id = p_booking and s.starts_at < p_occurrence));
+    end if;
+    v_refusal := booking_refusal(p_actor, v_agent, v_ranges, p_at, null);
+    if v_refusal is not null then
+      raise exception using errcode = 'SR001', message = 'the new range is refused', detail = v_refusal::text;
+    end if;
+    perform booking_purge_expired_holds(v_agent, v_ranges, p_at);
+    v_booking := booking_insert(gen_random_uuid(), v_agent, p_starts, p_ends, p_rrule, p_exdates, p_at, p_slots, null);
+    v_previous := jsonb_build_object('bookingId', p_booking, 'startsAt', iso_instant(p_occurrence),
+                                     'endsAt', iso_instant(p_occurrence + (v_old.ends_at - v_old.starts_at)), 'version', v_old.version);
+  end if;
+  return jsonb_build_object('booking', booking_item(v_booking), 'previous', v_previous,
+                            'events', jsonb_build_array(record_booking_event(v_agent, 'booking.rescheduled', v_booking, p_at, v_previous)));
+end
+$function$
+;
+
 CREATE OR REPLACE FUNCTION public.send_booking_reminder(p_booking uuid, p_at timestamp with time zone)
  RETURNS jsonb
  LANGUAGE plpgsql
@@ -1169,6 +1668,100 @@ begin
   if v_booking.id is null then return null; end if;
   return jsonb_build_object('booking', booking_item(v_booking),
                             'events', jsonb_build_array(record_booking_event(v_agent, 'booking.reminder', v_booking, p_at)));
+end
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.slot_is_live(p_hold uuid, p_at timestamp with time zone)
+ RETURNS boolean
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select p_hold is null
+      or exists (select 1 from holds h where h.id = p_hold and h.expires_at > p_at and h.confirmed_at is null and h.released_at is null);
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.slot_refusals(p_caller uuid, p_agent uuid, p_slots tstzrange[], p_at timestamp with time zone, p_ignore uuid, p_max integer)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+declare
+  r availability_rules;
+  v_binds boolean;
+  v_before interval;
+  v_after interval;
+  v_reasons jsonb;
+begin
+  select * into r from availability_rules where agent_id = p_agent;
+  v_binds := r.agent_id is not null and (p_caller is distinct from p_agent or r.enforce_on_own_bookings);
+  v_before := make_interval(mins => coalesce(r.buffer_before_minutes, 0));
+  v_after := make_interval(mins => coalesce(r.buffer_after_minutes, 0));
+  with candidate as (
+    select c.slot, lower(c.slot) as starts_at, tstzrange(lower(c.slot) - v_before, upper(c.slot) + v_after, '[)') as blocked
+      from unnest(p_slots) as c(slot)
+  ), conflict as (
+    select 1 as rank, candidate.starts_at,
+           case when tstzrange(x.starts_at, x.ends_at, '[)') && candidate.slot then 'slot_taken' else 'buffer_conflict' end as code,
+           case when x.hold_id is null then jsonb_build_object('bookingId', x.booking_id)
+                else jsonb_build_object('holdId', x.hold_id, 'heldByCaller', x.holder_agent_id = p_caller) end as detail
+      from candidate
+     cross join lateral (
+       select s.booking_id, s.starts_at, s.ends_at, s.hold_id, h.holder_agent_id
+         from booking_slots s left join holds h on h.id = s.hold_id
+        where s.agent_id = p_agent and tstzrange(s.blocked_from, s.blocked_until, '[)') && candidate.blocked
+          and s.booking_id is distinct from p_ignore
+          and (s.hold_id is null or (h.expires_at > p_at and h.confirmed_at is null and h.released_at is null))
+        order by s.starts_at
+        limit p_max
+     ) x
+  ), working as (
+    select agent_working_ranges(r, min(lower(slot)), max(upper(slot))) as ranges from candidate where v_binds
+  ), timing as (
+    select 2 as rank, candidate.starts_at, 'outside_working_hours' as code, '{}'::jsonb as detail
+      from candidate, working where v_binds and not working.ranges @> candidate.slot
+    union all
+    select 3, candidate.starts_at, 'notice_too_short', jsonb_build_object('earliestStartsAt', iso_instant(p_at + make_interval(mins => r.minimum_notice_minutes)))
+      from candidate where v_binds and candidate.starts_at < p_at + make_interval(mins => r.minimum_notice_minutes)
+    union all
+    select 4, candidate.starts_at, 'too_far_ahead', jsonb_build_object('latestStartsAt', iso_instant(p_at + make_interval(days => r.maximum_advance_days)))
+      from candidate where v_binds and candidate.starts_at > p_at + make_interval(days => r.maximum_advance_days)
+  ), period as (
+    -- The local day and ISO week of each candidate, as instants (midnight read by the rule above).
+    select candidate.starts_at, p.kind, p.period_start, p.period_start at time zone r.time_zone as from_at,
+           (p.period_start + p.length) at time zone r.time_zone as until_at, p.limit_count
+      from candidate
+     cross join lateral (
+       select 'day' as kind, date_trunc('day', candidate.starts_at at time zone r.time_zone) as period_start, interval '1 day' as length,
+              r.daily_limit as limit_count
+       union all
+       select 'week', date_trunc('week', candidate.starts_at at time zone r.time_zone), interval '7 days', r.weekly_limit
+     ) p
+     where v_binds and p.limit_count is not null
+  ), over_limit as (
+    select 5 + (kind = 'week')::int as rank, min(starts_at) filter (where over) as starts_at,
+           case kind when 'day' then 'daily_limit_reached' else 'weekly_limit_reached' end as code,
+           case kind when 'day' then jsonb_build_object('limit', limit_count, 'date', period_start::date)
+                else jsonb_build_object('limit', limit_count, 'weekOf', period_start::date) end as detail
+      from (
+        select period.*, (count(*) over (partition by kind, period_start order by starts_at) + (
+                 select count(*) from booking_slots s left join holds h on h.id = s.hold_id
+                  where s.agent_id = p_agent and tstzrange(s.blocked_from, s.blocked_until, '[)') && tstzrange(period.from_at, period.until_at, '[)')
+                    and s.starts_at >= period.from_at and s.starts_at < period.until_at
+                    and s.booking_id is distinct from p_ignore
+                    and (s.hold_id is null or (h.expires_at > p_at and h.confirmed_at is null and h.released_at is null)))) > limit_count as over
+          from period
+      ) counted
+     group by kind, period_start, limit_count
+    having bool_or(over)
+  )
+  select coalesce(jsonb_agg(jsonb_build_object('code', code, 'startsAt', iso_instant(starts_at)) || detail
+                            order by rank, starts_at), '[]'::jsonb)
+    into v_reasons
+    from (select * from (select * from conflict union all select * from timing union all select * from over_limit) every_reason
+           order by rank, starts_at limit p_max) first_reasons;
+  return v_reasons;
 end
 $function$
 ;
@@ -1236,6 +1829,8 @@ CREATE TRIGGER agents_family_root BEFORE INSERT ON public.agents FOR EACH ROW EX
 CREATE TRIGGER bookings_count_live AFTER INSERT OR DELETE ON public.bookings FOR EACH ROW EXECUTE FUNCTION count_live_bookings();
 
 CREATE TRIGGER bookings_count_live_changes AFTER UPDATE OF status, live_until, agent_id ON public.bookings FOR EACH ROW WHEN ((((old.status)::text IS DISTINCT FROM (new.status)::text) OR (old.live_until IS DISTINCT FROM new.live_until) OR (old.agent_id IS DISTINCT FROM new.agent_id))) EXECUTE FUNCTION count_live_bookings();
+
+CREATE TRIGGER bookings_version BEFORE UPDATE ON public.bookings FOR EACH ROW WHEN ((((((((((old.id IS DISTINCT FROM new.id) OR (old.agent_id IS DISTINCT FROM new.agent_id)) OR (old.starts_at IS DISTINCT FROM new.starts_at)) OR (old.ends_at IS DISTINCT FROM new.ends_at)) OR ((old.status)::text IS DISTINCT FROM (new.status)::text)) OR (old.rrule IS DISTINCT FROM new.rrule)) OR (old.warning_sent_at IS DISTINCT FROM new.warning_sent_at)) OR (old.created_at IS DISTINCT FROM new.created_at)) OR (old.exdates IS DISTINCT FROM new.exdates))) EXECUTE FUNCTION booking_version();
 
 CREATE TRIGGER calendar_feeds_per_agent_limit BEFORE INSERT ON public.calendar_feeds FOR EACH ROW EXECUTE FUNCTION calendar_feeds_per_agent_limit();
 

@@ -8,6 +8,8 @@ import {
   createAgentsModule,
   createAvailabilityModule,
   BOOKING_EVENTS_RESUMPTION,
+  createAvailabilityRulesModule,
+  createHoldsModule,
   createBookingEventsModule,
   createBookingsModule,
   createCalendarFeedsModule,
@@ -182,7 +184,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bookingCap: config.bookingCap,
     reminderLeadMinutes: config.reminderLeadMinutes,
   });
-  const availabilityModule = createAvailabilityModule({ statements });
+  const availabilityModule = createAvailabilityModule({ statements, clock });
+  const availabilityRulesModule = createAvailabilityRulesModule({ em: orm.em, clock, statements });
+  const holdsModule = createHoldsModule({
+    statements,
+    clock,
+    events: bookingEvents.bus,
+    bookingCap: config.bookingCap,
+    onNewBookings: (bookings, at) => bookings.forEach((booking) => bookingsModule.bookings.noteNewBooking(booking, at)),
+  });
   const proposalsModule = createProposalsModule({
     em: orm.em,
     clock,
@@ -210,7 +220,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
   const calendarFeedsModule = createCalendarFeedsModule({ em: orm.em, clock, statements });
-  const scheduling = [agentsModule, bookingsModule, proposalsModule, webhooksModule, calendarFeedsModule, availabilityModule, bookingEvents];
+  const scheduling = [agentsModule, bookingsModule, proposalsModule, webhooksModule, calendarFeedsModule, availabilityModule, availabilityRulesModule, holdsModule, bookingEvents];
   for (const module of scheduling) if ('registerRoutes' in module) module.registerRoutes(app);
 
   const mailer = deps.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger, clock });
@@ -262,7 +272,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     app,
     {
       // The order tools/list names them in.
-      tools: [...tokenAnalytics.mcpTools, ...bookingsModule.mcpTools, ...bookingEvents.mcpTools, ...proposalsModule.mcpTools, ...availabilityModule.mcpTools],
+      tools: [
+        ...tokenAnalytics.mcpTools,
+        ...bookingsModule.mcpTools,
+        ...bookingEvents.mcpTools,
+        ...proposalsModule.mcpTools,
+        ...availabilityModule.mcpTools,
+        ...availabilityRulesModule.mcpTools,
+        ...holdsModule.mcpTools,
+      ],
       logger,
       version: APP_VERSION,
     },

@@ -41,7 +41,10 @@ const SQL = {
     text: `insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at, live_until)
            values ($1, $2, $3, $4, 'confirmed', null, '[]', $5, $4)`,
   },
-  insertSlot: { name: 'ref_insert_slot', text: 'insert into booking_slots (booking_id, agent_id, starts_at, ends_at) values ($1, $2, $3, $4)' },
+  insertSlot: {
+    name: 'ref_insert_slot',
+    text: 'insert into booking_slots (booking_id, agent_id, starts_at, ends_at, blocked_from, blocked_until) values ($1, $2, $3, $4, $3, $4)',
+  },
   cancel: {
     name: 'ref_cancel',
     text: `update bookings set status = 'cancelled', cancelled_at = $3 where id = $1 and agent_id = $2 and status = 'confirmed' returning id`,
@@ -58,7 +61,7 @@ const SQL = {
   sourceSlot: {
     name: 'ref_source_slot',
     text: `select b.id, b.rrule from booking_slots s join bookings b on b.id = s.booking_id
-            where s.agent_id = $1 and tstzrange(s.starts_at, s.ends_at, '[)') && tstzrange($2, $3, '[)')
+            where s.agent_id = $1 and tstzrange(s.blocked_from, s.blocked_until, '[)') && tstzrange($2, $3, '[)')
               and s.starts_at = $2 and s.ends_at = $3 and b.status = 'confirmed' limit 1`,
   },
   transferBooking: { name: 'ref_transfer_booking', text: 'update bookings set agent_id = $2 where id = $1' },
@@ -329,7 +332,7 @@ app.get<{ Querystring: { agents?: string; duration: number; from: string; to: st
   const { rows } = await pool.query<{ refused: string[] | null; crowded: boolean | null; starts: Date[] | null }>({
     name: AVAILABILITY.name,
     text: AVAILABILITY.text,
-    values: [actor, others, gridStart, new Date(Math.max(to.getTime(), gridStart.getTime())), duration, granularity, limit + 1, AVAILABILITY_LIMITS.maxBookedSlots],
+    values: [actor, others, gridStart, new Date(Math.max(to.getTime(), gridStart.getTime())), duration, granularity, limit + 1, AVAILABILITY_LIMITS.maxBookedSlots, new Date()],
   });
   const row = rows[0]!;
   if (row.refused) throw refused(row.refused.length);

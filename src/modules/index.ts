@@ -4,6 +4,8 @@
  */
 import { agentsEntities, agentsResolvers, agentsSqlDefinitions } from './agents/index.js';
 import { availabilityResolvers } from './availability/index.js';
+import { availabilityRulesEntities, availabilityRulesResolvers, availabilityRulesSqlDefinitions } from './availability-rules/index.js';
+import { holdsResolvers, holdsSqlDefinitions } from './holds/index.js';
 import { bookingEventsEntities, bookingEventsResolvers, bookingEventsSqlDefinitions } from './booking-events/index.js';
 import { bookingsEntities, bookingsResolvers, bookingsSqlDefinitions } from './bookings/index.js';
 import { calendarFeedsEntities, calendarFeedsResolvers, calendarFeedsSqlDefinitions } from './calendar-feeds/index.js';
@@ -16,6 +18,7 @@ import { webhooksEntities, webhooksResolvers, webhooksSqlDefinitions } from './w
 export const entities = [
   ...agentsEntities,
   ...bookingsEntities,
+  ...availabilityRulesEntities,
   ...proposalsEntities,
   ...bookingEventsEntities,
   ...webhooksEntities,
@@ -32,13 +35,17 @@ export const resolverClasses = [
   ...bookingEventsResolvers,
   ...calendarFeedsResolvers,
   ...availabilityResolvers,
+  ...availabilityRulesResolvers,
+  ...holdsResolvers,
   ...directoryResolvers,
   ...pricesResolvers,
 ];
 /** Every function and trigger, in its current definition; applied after the migrations, in this order. */
 export const sqlDefinitions = [
   ...agentsSqlDefinitions,
+  ...availabilityRulesSqlDefinitions,
   ...bookingsSqlDefinitions,
+  ...holdsSqlDefinitions,
   ...proposalsSqlDefinitions,
   ...bookingEventsSqlDefinitions,
   ...webhooksSqlDefinitions,
@@ -49,6 +56,8 @@ export const sqlDefinitions = [
 
 export { createAgentsModule, type AgentsContext } from './agents/index.js';
 export { createAvailabilityModule } from './availability/index.js';
+export { createAvailabilityRulesModule } from './availability-rules/index.js';
+export { createHoldsModule } from './holds/index.js';
 export { BOOKING_EVENTS_RESUMPTION, createBookingEventsModule, type BookingEventsContext } from './booking-events/index.js';
 export { createBookingsModule } from './bookings/index.js';
 export { createCalendarFeedsModule } from './calendar-feeds/index.js';

@@ -19,13 +19,27 @@ export const ERROR_STATUS = {
   /** A bound on how many of something one caller may have (webhooks per agent, operations per socket). */
   limit_exceeded: 409,
   bootstrap_claimed: 409,
+  /** The range overlaps a booking or a live hold on that calendar. */
   slot_taken: 409,
+  /** The range is free, but a buffer (of the new booking, or of one next to it) would overlap. */
+  buffer_conflict: 409,
+  /** The calendar's rules (issue 27): its working hours, minimum notice, maximum advance, limits per day and week. */
+  outside_working_hours: 409,
+  notice_too_short: 409,
+  too_far_ahead: 409,
+  daily_limit_reached: 409,
+  weekly_limit_reached: 409,
+  /** Confirming a hold that expired (and so never became bookings), or that its holder released. */
+  hold_expired: 409,
+  hold_released: 409,
   proposal_not_pending: 409,
   /**
    * A change-feed or event cursor older than what the log still keeps (BOOKING_EVENTS_RETENTION_DAYS):
    * the events after it are gone, so the client lists its calendar again and follows from a fresh cursor.
    */
   cursor_expired: 410,
+  /** A conditional change (If-Match, expectedVersion) named a version the booking no longer has. */
+  version_mismatch: 412,
   booking_cap_reached: 429,
   rate_limited: 429,
   /** Subscriptions only: a subscriber left too many events unread and must resume from its cursor. */

@@ -447,7 +447,9 @@ async function insertBookingsAsCreated(pool: pg.Pool, source: string, params: un
       `insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at, live_until)
        select id, agent_id, starts_at, ends_at, 'confirmed', null, '[]', now(), ends_at from seed_source`,
     );
-    await client.query('insert into booking_slots (booking_id, agent_id, starts_at, ends_at) select id, agent_id, starts_at, ends_at from seed_source');
+    await client.query(
+      'insert into booking_slots (booking_id, agent_id, starts_at, ends_at, blocked_from, blocked_until) select id, agent_id, starts_at, ends_at, starts_at, ends_at from seed_source',
+    );
     await client.query(
       `insert into booking_events (agent_id, type, booking_id, booking, created_at)
        select b.agent_id, 'booking.created', b.id, booking_item(b), b.created_at
@@ -493,7 +495,7 @@ async function seed(db: pg.Pool): Promise<Seeded> {
   // history go in parallel (the exclusion constraint's GiST index makes the slots the slow part).
   const withSlots = (bookingsSql: string) =>
     `with b as (${bookingsSql} returning id, agent_id, starts_at, ends_at)
-     insert into booking_slots (booking_id, agent_id, starts_at, ends_at) select id, agent_id, starts_at, ends_at from b`;
+     insert into booking_slots (booking_id, agent_id, starts_at, ends_at, blocked_from, blocked_until) select id, agent_id, starts_at, ends_at, starts_at, ends_at from b`;
   const half = Math.ceil(agents.length / 2);
   const work = [agents.slice(0, half), agents.slice(half)].map((chunk) =>
     db.query(

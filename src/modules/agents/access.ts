@@ -24,7 +24,7 @@ export function relationOf(actor: Pick<AgentRecord, 'id' | 'parentId'>, subject:
 export const ACCESS = {
   /** A row an agent owns (a booking, a webhook and its deliveries, a calendar feed): only the owner reads or changes it. */
   ownRow: ['self'],
-  /** An agent's settings (metadata, config, free/busy visibility): the agent and its parent. */
+  /** An agent's settings (metadata, config, free/busy visibility, availability rules): the agent and its parent. */
   settings: ['self', 'parent'],
   /**
    * An agent's change feed (what happened to its bookings, with each booking as it is now): the agent
@@ -33,13 +33,25 @@ export const ACCESS = {
    * every feed its caller may read, in one cursor order (the caller's own and its children's).
    */
   changeFeed: ['self', 'parent'],
+  /**
+   * Writing on an agent's calendar for it (holds, group bookings): the agent itself and its parent, so a caller acts
+   * for its own calendar and its children's. The agent's rules bind everyone but itself (unless it enforces them on
+   * its own bookings).
+   */
+  actFor: ['self', 'parent'],
   /** An agent's free/busy (availability, first-available proposals), by the visibility the agent chose. */
   freeBusy: {
     anyone: ['self', 'parent', 'child', 'other'],
     family: ['self', 'parent', 'child'],
     nobody: ['self'],
   },
-} as const satisfies { ownRow: readonly Relation[]; settings: readonly Relation[]; changeFeed: readonly Relation[]; freeBusy: Record<FreeBusyVisibility, readonly Relation[]> };
+} as const satisfies {
+  ownRow: readonly Relation[];
+  settings: readonly Relation[];
+  changeFeed: readonly Relation[];
+  actFor: readonly Relation[];
+  freeBusy: Record<FreeBusyVisibility, readonly Relation[]>;
+};
 
 const allows = (relations: readonly Relation[], relation: Relation) => relations.includes(relation);
 
@@ -53,6 +65,15 @@ export function notTheOwner(what: string): AppError {
   return new AppError('forbidden', `the ${what} belongs to another agent`);
 }
 
+/**
+ * The refusal of calendars the caller may not act for (`actFor`), also where a SQL writer made the decision: names
+ * their places in the request (`agentIds[2]`), never the ids, so a refusal shows nothing of another agent's.
+ */
+export function notActingFor(action: string, requested: readonly string[], refused: readonly string[]): AppError {
+  const places = requested.flatMap((id, index) => (refused.includes(id.toLowerCase()) ? [`agentIds[${index}]`] : []));
+  return new AppError('forbidden', `may not ${action} ${places.join(', ') || 'these calendars'}: an agent acts for its own calendar and its children's only`);
+}
+
 /** Whether the calling agent may read an agent's own settings. */
 export function maySeeSettings(actor: Pick<AgentRecord, 'id' | 'parentId'>, agent: Pick<AgentRecord, 'id' | 'parentId'>): boolean {
   return allows(ACCESS.settings, relationOf(actor, agent));
@@ -61,6 +82,11 @@ export function maySeeSettings(actor: Pick<AgentRecord, 'id' | 'parentId'>, agen
 /** Whether the calling agent may read an agent's change feed. */
 export function mayReadChangeFeed(actor: Pick<AgentRecord, 'id' | 'parentId'>, agent: Pick<AgentRecord, 'id' | 'parentId'>): boolean {
   return allows(ACCESS.changeFeed, relationOf(actor, agent));
+}
+
+/** Whether the calling agent may write on an agent's calendar for it (holds, group bookings). */
+export function mayActFor(actor: Pick<AgentRecord, 'id' | 'parentId'>, agent: Pick<AgentRecord, 'id' | 'parentId'>): boolean {
+  return allows(ACCESS.actFor, relationOf(actor, agent));
 }
 
 /** Whether the calling agent may ask for an agent's free/busy. */
@@ -89,13 +115,22 @@ export function changeFeedRuleSql(caller: string, callerParent: string, agent: s
 }
 
 /**
+ * The act-for rule as a SQL expression over a caller id and an agent row alias: what the SQL writers that write on
+ * several calendars (hold_create, create_group_booking) evaluate. Its relations never need the caller's parent.
+ */
+export function actForRuleSql(caller: string, agent: string): string {
+  const sql = relationConditions(caller, 'null', agent);
+  return `coalesce(${ACCESS.actFor.map((relation) => `(${sql[relation]})`).join(' or ')}, false)`;
+}
+
+/**
  * The free/busy rule as a SQL expression over a caller id, the caller's parent id and an agent row
  * alias: what `may_see_free_busy` and any statement deciding it in bulk evaluate.
  */
 export function freeBusyRuleSql(caller: string, callerParent: string, agent: string): string {
-  const relationSql = relationConditions(caller, callerParent, agent);
+  const relations = relationConditions(caller, callerParent, agent);
   const byVisibility = Object.entries(ACCESS.freeBusy).map(
-    ([visibility, relations]) => `(${agent}.free_busy_visibility = '${visibility}' and (${relations.map((relation) => relationSql[relation]).join(' or ')}))`,
+    ([visibility, relationsAllowed]) => `(${agent}.free_busy_visibility = '${visibility}' and (${relationsAllowed.map((relation) => relations[relation]).join(' or ')}))`,
   );
   // A root has no parent: its comparison is null, which must read as "no", not as unknown.
   return `coalesce(${byVisibility.join(' or ')}, false)`;

@@ -32,7 +32,21 @@ import { agentFamilyLimitTrigger } from './sql/agent-family-limit.trigger.js';
 import { agentFamilyRootTrigger } from './sql/agent-family-root.trigger.js';
 import { configuredLimitFunction } from './sql/configured-limit.function.js';
 
-export { ACCESS, changeFeedRuleSql, freeBusyRuleSql, mayReadChangeFeed, maySeeFreeBusy, maySeeSettings, notTheOwner, relationOf, requireOwner, type Relation } from './access.js';
+export {
+  ACCESS,
+  actForRuleSql,
+  changeFeedRuleSql,
+  freeBusyRuleSql,
+  mayActFor,
+  mayReadChangeFeed,
+  maySeeFreeBusy,
+  maySeeSettings,
+  notActingFor,
+  notTheOwner,
+  relationOf,
+  requireOwner,
+  type Relation,
+} from './access.js';
 export { agentOf, AgentService, AGENT_LIMITS, AGENT_TOKEN_PREFIX, type AgentRecord } from './agent.service.js';
 export { Agent, FREE_BUSY_VISIBILITIES, type FreeBusyVisibility } from './entities/agent.entity.js';
 export { applyFanOutLimits, fanOutRefusal, type FanOutLimits } from './fan-out-limits.js';

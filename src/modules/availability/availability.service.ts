@@ -1,4 +1,5 @@
 import type { Actor } from '../../platform/auth/actor.js';
+import type { Clock } from '../../platform/clock.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import { agentOf } from '../agents/index.js';
@@ -6,7 +7,9 @@ import { BOOKABLE_TIME } from '../bookings/index.js';
 import { isUuid } from '../../platform/uuid.js';
 import { SCHEDULING_LIMITS } from '../../platform/api-limits.js';
 import type { Slot } from '../bookings/index.js';
-import { AVAILABILITY } from './sql/availability.sql.js';
+import { describeRefusal, type Refusal } from '../availability-rules/index.js';
+import { checkRange } from '../bookings/index.js';
+import { AVAILABILITY, SLOT_CHECK } from './sql/availability.sql.js';
 
 /** What one availability question may ask; the GraphQL descriptions and `/openapi.json` state the same numbers. */
 export const AVAILABILITY_LIMITS = {
@@ -33,7 +36,22 @@ export const AVAILABILITY_LIMITS = {
    * here at the bound); more is a validation error naming `to`.
    */
   maxBookedSlots: 50_000,
+  /** Reasons one "why not this slot" answer lists, in the order writers refuse by. */
+  maxReasons: 20,
 } as const;
+
+/** Why a slot cannot be taken: one reason of `checkSlot`, with the sentence an error would carry. */
+export type SlotReason = Refusal & { message: string };
+
+/** The answer to "why not this slot". */
+export interface SlotCheck {
+  agentId: string;
+  startsAt: Date;
+  endsAt: Date;
+  /** Whether a booking of exactly this range by the caller would be admitted now (no reason). */
+  available: boolean;
+  reasons: SlotReason[];
+}
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 24 * 60 * MINUTE_MS;
@@ -106,7 +124,10 @@ function refusedError(refused: number): AppError {
  * cancelled occurrences free their time). Only free slots leave: no booking, id or metadata.
  */
 export class AvailabilityService {
-  constructor(private readonly statements: Statements) {}
+  constructor(
+    private readonly statements: Statements,
+    private readonly clock: Clock,
+  ) {}
 
   /**
    * Free slots of `duration` minutes common to the caller and `agentIds` inside `[from, to)`, starting on
@@ -135,6 +156,7 @@ export class AvailabilityService {
       query.granularityMinutes,
       query.first + 1,
       AVAILABILITY_LIMITS.maxBookedSlots,
+      this.clock.now(),
     ]);
     if (row?.refused) throw refusedError(row.refused.length);
     if (row?.crowded) {
@@ -144,6 +166,25 @@ export class AvailabilityService {
     const duration = query.durationMinutes * MINUTE_MS;
     const items = starts.slice(0, query.first).map((start) => ({ startsAt: new Date(start), endsAt: new Date(new Date(start).getTime() + duration) }));
     return { items, hasNextPage: starts.length > query.first };
+  }
+
+  /**
+   * Why [startsAt, endsAt) cannot be taken on `agentId`'s calendar (the caller's when absent) by the caller: every
+   * reason `slot_refusals` gives, as the writers would refuse (the booking or hold in the way, buffer, working hours,
+   * notice, advance, limits). The same evaluation the writers and `find` use. A calendar the caller may not see (its
+   * free/busy is not shared with it, or no such agent) is `forbidden`, as in `find`: the answer says nothing of it.
+   */
+  async checkSlot(caller: Actor, agentId: string | undefined, startsAt: Date, endsAt: Date): Promise<SlotCheck> {
+    const actor = agentOf(caller);
+    const fields: FieldErrors = {};
+    checkRange(startsAt, endsAt, fields);
+    if (Object.keys(fields).length) throw AppError.validation(fields);
+    const subject = (agentId ?? actor.id).toLowerCase();
+    if (!isUuid(subject)) throw refusedError(1);
+    const row = await this.statements.one(SLOT_CHECK, [actor.id, subject, startsAt, endsAt, this.clock.now(), AVAILABILITY_LIMITS.maxReasons]);
+    if (!row?.visible) throw refusedError(1);
+    const reasons = (row.reasons ?? []).map((reason) => ({ ...reason, message: describeRefusal(reason) }));
+    return { agentId: subject, startsAt, endsAt, available: reasons.length === 0, reasons };
   }
 
   /** The earliest free slot common to the caller and `agentId`, or null; `forbidden` as for `find`. */

@@ -7,6 +7,7 @@
  * - visibility: an agent answers only to those its free/busy visibility admits (agents module).
  */
 import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../../platform/clock.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { AvailabilityService } from './availability.service.js';
 import { AvailabilityResolver } from './graphql/availability.resolver.js';
@@ -20,8 +21,8 @@ export { availabilitySearchProperties } from './rest/availability.schemas.js';
 
 export const availabilityResolvers = [AvailabilityResolver];
 
-export function createAvailabilityModule(deps: { statements: Statements }) {
-  const availability = new AvailabilityService(deps.statements);
+export function createAvailabilityModule(deps: { statements: Statements; clock: Clock }) {
+  const availability = new AvailabilityService(deps.statements, deps.clock);
   return {
     availability,
     resolvers: [new AvailabilityResolver(availability)],

@@ -21,7 +21,7 @@ export const FEED_STARTS_PER_READ = 500;
 type NotifiedEvent = AnnouncedEvent;
 
 function fromRow(row: BookingEventRow): BookingEventView {
-  return { cursor: row.id, agentId: row.agent_id, type: row.type, createdAt: isoFromTimestamptz(row.created_at), booking: row.booking };
+  return { cursor: row.id, agentId: row.agent_id, type: row.type, createdAt: isoFromTimestamptz(row.created_at), booking: row.booking, previous: row.previous };
 }
 
 /**
@@ -146,6 +146,7 @@ export class BookingEventBus implements EventAnnouncer {
           type: event.type,
           createdAt: event.createdAt,
           booking: event.booking,
+          previous: event.previous,
         } satisfies NotifiedEvent),
       );
     }

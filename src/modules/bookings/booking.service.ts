@@ -3,9 +3,10 @@ import type { Clock } from '../../platform/clock.js';
 import { SCHEDULING_LIMITS } from '../../platform/api-limits.js';
 import { retryTransient } from '../../platform/db/pg-errors.js';
 import type { Statements } from '../../platform/db/statements.js';
-import { AppError, constraintErrorOf, isAppError, type FieldErrors } from '../../platform/errors.js';
+import { AppError, constraintErrorOf, isAppError, type ErrorCode, type FieldErrors } from '../../platform/errors.js';
+import { REFUSAL_CODES, refusalError, type Refusal } from '../availability-rules/index.js';
 import type { Actor } from '../../platform/auth/actor.js';
-import { agentOf, notTheOwner, requireOwner, type AgentRecord } from '../agents/index.js';
+import { agentOf, notActingFor, notTheOwner, requireOwner, type AgentRecord } from '../agents/index.js';
 import { Booking } from './entities/booking.entity.js';
 import { committedEvents, type EventAnnouncer } from './committed-events.js';
 import { bookingColumns, bookingItemOfRow, type BookingItem, type BookingRow } from './booking.shape.js';
@@ -14,9 +15,14 @@ import { checkRange } from './input-checks.js';
 import { isUuid } from '../../platform/uuid.js';
 import { idempotencyConflict, keysValidAfter, replay, requestHash, storeOutcome, type IdempotentRequest } from './idempotency.js';
 import { expandRule, parseNewRule, parseRule, RecurrenceError, type ParsedRule, type Slot } from './recurrence.js';
+import { checkRescheduleInput, planReschedule, type RescheduleInput } from './reschedule.js';
+import { REFUSAL_SQLSTATE } from './sql/reschedule-booking.function.js';
 import {
   BOOKED_SLOTS,
   BOOKING_BY_ID,
+  BOOKING_SERIES,
+  CREATE_GROUP_BOOKING,
+  RESCHEDULE_BOOKING,
   SLOTS_IN_WINDOW,
   BOOKINGS_FROM_START,
   BOOKINGS_OVERLAPPING,
@@ -40,6 +46,8 @@ export const BOOKING_LIMITS = {
   maxOccurrences: 2000,
   /** `previewBooking` lists this many conflicting bookings, earliest first, and says whether there are more. */
   previewConflictsShown: 100,
+  /** Calendars one group booking may span. */
+  groupMaxAgents: 20,
 } as const;
 
 /**
@@ -54,6 +62,9 @@ export const FREE_BUSY_LIMITS = {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** Refusals a repeat of an idempotent create answers again (the calendar decided them; validation is not stored). */
+const REMEMBERED_REFUSALS = new Set<ErrorCode>(['booking_cap_reached', 'hold_expired', 'hold_released', ...REFUSAL_CODES]);
+
 /** Reminder jobs queued before the reminder sweep existed still run under this name. */
 export const SEND_REMINDER_TASK = 'send_reminder';
 export const EXTEND_HORIZONS_TASK = 'extend_booking_horizons';
@@ -64,6 +75,13 @@ export interface CreateBookingInput {
   startsAt: Date;
   endsAt: Date;
   rrule?: string | null | undefined;
+}
+
+export interface CreateGroupBookingInput {
+  /** The calendars: the caller's own and its children's. */
+  agentIds: readonly string[];
+  startsAt: Date;
+  endsAt: Date;
 }
 
 export interface BookingWindow {
@@ -147,13 +165,14 @@ export class BookingService {
       const outcome = row!.outcome;
       if ('conflict' in outcome) throw idempotencyConflict();
       if ('replay' in outcome) return replay(outcome.replay);
-      if ('refused' in outcome) throw capReached(this.options.bookingCap);
+      if ('capReached' in outcome) throw capReached(this.options.bookingCap);
+      if ('refused' in outcome) throw refusalError(outcome.refused);
       this.events.announce(committedEvents(outcome, outcome.booking, now));
       this.noteNewBooking(outcome.booking, now);
       return outcome.booking;
     } catch (error) {
       const domainError = constraintErrorOf(error) ?? error;
-      if (request && isAppError(domainError) && (domainError.code === 'slot_taken' || domainError.code === 'booking_cap_reached')) {
+      if (request && isAppError(domainError) && REMEMBERED_REFUSALS.has(domainError.code)) {
         // The first answer to this key was a refusal; a repeat must get the same answer.
         await this.em.transactional((tx) =>
           storeOutcome(tx, request, { error: { code: domainError.code, message: domainError.message } }, this.clock.now()),
@@ -163,14 +182,123 @@ export class BookingService {
     }
   }
 
+  /**
+   * One meeting on several calendars the caller may act for (its own and its children's: agents/access.ts `actFor`),
+   * all or none, under each calendar's rules, with one booking.created event per calendar (`create_group_booking`).
+   * Answers the bookings in agent id order.
+   */
+  async createGroup(caller: Actor, input: CreateGroupBookingInput, idempotencyKey?: string): Promise<BookingItem[]> {
+    const actor = agentOf(caller);
+    const fields: FieldErrors = {};
+    const agentIds = [...new Set(input.agentIds.map((id) => id.toLowerCase()))];
+    if (agentIds.length < 1 || agentIds.length > BOOKING_LIMITS.groupMaxAgents) fields.agentIds = `must name 1 to ${BOOKING_LIMITS.groupMaxAgents} agents`;
+    else if (agentIds.some((id) => !isUuid(id))) fields.agentIds = 'must be agent ids';
+    checkRange(input.startsAt, input.endsAt, fields);
+    if (Object.keys(fields).length) throw AppError.validation(fields);
+    const request: IdempotentRequest | undefined = idempotencyKey
+      ? { agentId: actor.id, operation: 'create_group_booking', key: idempotencyKey, body: { ...input, agentIds: [...agentIds].sort() } }
+      : undefined;
+    const now = this.clock.now();
+    try {
+      const { outcome } = (await retryTransient(() =>
+        this.statements.one(CREATE_GROUP_BOOKING, [
+          actor.id,
+          agentIds,
+          input.startsAt,
+          input.endsAt,
+          this.options.bookingCap,
+          request?.key ?? null,
+          request ? requestHash(request.body) : null,
+          keysValidAfter(now),
+          now,
+        ]),
+      ))!;
+      if ('conflict' in outcome) throw idempotencyConflict();
+      if ('replay' in outcome) return replay(outcome.replay);
+      if ('forbidden' in outcome) throw notActingFor('book on', input.agentIds, outcome.forbidden);
+      if ('capReached' in outcome) throw capReached(this.options.bookingCap, outcome.capReached);
+      if ('refused' in outcome) throw refusalError(outcome.refused);
+      const byAgent = new Map(outcome.bookings.map((booking) => [booking.agentId, booking]));
+      this.events.announce(committedEvents(outcome, (agentId) => byAgent.get(agentId)!, now));
+      for (const booking of outcome.bookings) this.noteNewBooking(booking, now);
+      return outcome.bookings;
+    } catch (error) {
+      const domainError = constraintErrorOf(error) ?? error;
+      if (request && isAppError(domainError) && REMEMBERED_REFUSALS.has(domainError.code)) {
+        await this.em.transactional((tx) => storeOutcome(tx, request, { error: { code: domainError.code, message: domainError.message } }, this.clock.now()));
+      }
+      throw domainError;
+    }
+  }
+
+  /**
+   * Moves one of the caller's bookings to a new range, keeping its id (see reschedule.ts for series), under every
+   * rule the caller's own creates face, with optimistic concurrency: a stale `expectedVersion` is `version_mismatch`.
+   * One booking.rescheduled event carries the range before the move. Answers the moved booking (for `occurrence` and
+   * `following`, the new one).
+   */
+  async reschedule(caller: Actor, input: RescheduleInput): Promise<BookingItem> {
+    const actor = agentOf(caller);
+    checkRescheduleInput(input);
+    if (!isUuid(input.bookingId)) throw bookingNotFound(input.bookingId);
+    // Planned from the booking as read; written only if it is still that version (else planned again, unless the
+    // caller named the version it expects).
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.statements.one(BOOKING_SERIES, [input.bookingId]);
+      if (!current) throw bookingNotFound(input.bookingId);
+      requireOwner(actor, current.agent_id, 'booking');
+      if (current.status !== 'confirmed') throw new AppError('conflict', `the booking is ${current.status}: only a confirmed booking can be rescheduled`);
+      if (input.expectedVersion !== undefined && current.version !== input.expectedVersion) throw versionMismatch(input.expectedVersion, current.version);
+      const now = this.clock.now();
+      const plan = planReschedule(
+        { startsAt: new Date(current.starts_at), endsAt: new Date(current.ends_at), rrule: current.rrule, exdates: current.exdates },
+        input,
+        { horizonDays: BOOKING_LIMITS.horizonDays, maxOccurrences: BOOKING_LIMITS.maxOccurrences, now },
+      );
+      let outcome;
+      try {
+        ({ outcome } = (await retryTransient(() =>
+          this.statements.one(RESCHEDULE_BOOKING, [
+            actor.id,
+            input.bookingId,
+            current.version,
+            plan.scope,
+            plan.occurrence,
+            plan.startsAt,
+            plan.endsAt,
+            plan.rrule,
+            JSON.stringify(plan.exdates),
+            slotsJson(plan.slots),
+            plan.keptRrule,
+            plan.keptExdates && JSON.stringify(plan.keptExdates),
+            now,
+          ]),
+        ))!);
+      } catch (error) {
+        throw refusalRaised(error) ?? constraintErrorOf(error) ?? error;
+      }
+      if ('missing' in outcome) throw bookingNotFound(input.bookingId);
+      if ('forbidden' in outcome) throw notTheOwner('booking');
+      if ('notConfirmed' in outcome) throw new AppError('conflict', `the booking is ${outcome.notConfirmed}: only a confirmed booking can be rescheduled`);
+      if ('versionMismatch' in outcome) {
+        if (input.expectedVersion === undefined && attempt < 3) continue;
+        throw versionMismatch(input.expectedVersion ?? current.version, outcome.versionMismatch);
+      }
+      if ('refused' in outcome) throw refusalError(outcome.refused);
+      this.events.announce(committedEvents(outcome, outcome.booking, now, outcome.previous));
+      this.noteNewBooking(outcome.booking, now);
+      return outcome.booking;
+    }
+  }
+
   /** What `create` would do, without writing: conflicts, clashing occurrences, the cap. */
   async preview(caller: Actor, input: CreateBookingInput): Promise<BookingPreview> {
     const actor = agentOf(caller);
     const plan = this.plan(actor, input);
     const occurrences = slotsJson(plan.slots);
     const [clashing, conflicts] = await Promise.all([
-      this.statements.rows(CLASHING_OCCURRENCES, [actor.id, occurrences]),
-      this.statements.rows(CONFLICTING_BOOKINGS, [actor.id, occurrences, BOOKING_LIMITS.previewConflictsShown + 1]),
+      this.statements.rows(CLASHING_OCCURRENCES, [actor.id, occurrences, this.clock.now()]),
+      this.statements.rows(CONFLICTING_BOOKINGS, [actor.id, occurrences, this.clock.now(), BOOKING_LIMITS.previewConflictsShown + 1]),
     ]);
     return {
       conflicts: conflicts.slice(0, BOOKING_LIMITS.previewConflictsShown).map(bookingItemOfRow),
@@ -267,7 +395,7 @@ export class BookingService {
   async freeBusy(caller: Actor, from: Date, to: Date): Promise<{ busy: Slot[]; free: Slot[] }> {
     const actor = agentOf(caller);
     checkCalendarWindow(from, to);
-    const rows = await this.statements.rows(SLOTS_IN_WINDOW, [actor.id, from, to, FREE_BUSY_LIMITS.maxBookedSlots + 1]);
+    const rows = await this.statements.rows(SLOTS_IN_WINDOW, [actor.id, from, to, FREE_BUSY_LIMITS.maxBookedSlots + 1, this.clock.now()]);
     if (rows.length > FREE_BUSY_LIMITS.maxBookedSlots) throw tooManySlots();
     const busy: Slot[] = [];
     for (const row of rows) {
@@ -340,9 +468,10 @@ export class BookingService {
             return; // a stored rule that no longer parses stays as it is (occurrences answer bad_rrule)
           }
           if (!candidates.length) return;
-          const outcome = await tx.execute<{ extended: { added: number; skipped: number } }[]>('select booking_extend_series(?, ?::jsonb) as extended', [
+          const outcome = await tx.execute<{ extended: { added: number; skipped: number } }[]>('select booking_extend_series(?, ?::jsonb, ?) as extended', [
             booking.id,
             slotsJson(candidates),
+            now,
           ]);
           series++;
           slots += outcome[0]!.extended.added;
@@ -453,8 +582,19 @@ function bookingNotFound(bookingId: string): AppError {
 }
 
 
-function capReached(cap: number): AppError {
-  return new AppError('booking_cap_reached', `the free tier allows ${cap} live bookings (a series counts while any of its occurrences has not ended)`);
+function capReached(cap: number, agentId?: string): AppError {
+  const whose = agentId ? ` (agent ${agentId} holds that many)` : '';
+  return new AppError('booking_cap_reached', `the free tier allows ${cap} live bookings${whose} (a series counts while any of its occurrences has not ended)`);
+}
+
+function versionMismatch(expected: number, current: number): AppError {
+  return new AppError('version_mismatch', `the booking is at version ${current}, not ${expected}: read it again and retry`);
+}
+
+/** A writer that refused after it began to write raised REFUSAL_SQLSTATE with the reason as detail (all undone). */
+function refusalRaised(error: unknown): AppError | undefined {
+  const { code, detail } = (error ?? {}) as { code?: unknown; detail?: unknown };
+  return code === REFUSAL_SQLSTATE && typeof detail === 'string' ? refusalError(JSON.parse(detail) as Refusal) : undefined;
 }
 
 

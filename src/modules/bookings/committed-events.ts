@@ -2,6 +2,15 @@ import { toIsoString } from '../../platform/iso-time.js';
 import type { BookingEventType } from '../booking-events/index.js';
 import type { BookingItem } from './booking.shape.js';
 
+/** booking.rescheduled: where the booking was before the move (for one occurrence, the series it left). */
+export interface PreviousRange {
+  bookingId: string;
+  startsAt: string;
+  endsAt: string;
+  /** The moved booking's version before the move. */
+  version: number;
+}
+
 /** A booking event as subscribers and webhooks see it. `cursor` orders the events of one agent. */
 export interface BookingEventView {
   cursor: string;
@@ -11,6 +20,8 @@ export interface BookingEventView {
   createdAt: string;
   /** The booking as `booking_item()` wrote it into the event. */
   booking: BookingItem;
+  /** booking.rescheduled only. */
+  previous: PreviousRange | null;
 }
 
 /**
@@ -35,8 +46,16 @@ export interface CommittedEvents {
   deliveries: number;
 }
 
-/** The events a SQL writer reported, about `booking` (the item it answered, which its events carry). */
-export function committedEvents(written: WrittenEvents, booking: BookingItem, at: Date): CommittedEvents {
+/**
+ * The events a SQL writer reported, about `booking` (the item it answered, which its events carry); a writer that
+ * wrote events about several bookings (one per calendar) hands each its own with `bookingOf`.
+ */
+export function committedEvents(
+  written: WrittenEvents,
+  booking: BookingItem | ((agentId: string) => BookingItem),
+  at: Date,
+  previous: PreviousRange | null = null,
+): CommittedEvents {
   const createdAt = toIsoString(at);
   return {
     events: written.events.map((event) => ({
@@ -45,7 +64,8 @@ export function committedEvents(written: WrittenEvents, booking: BookingItem, at
       agentId: event.agentId,
       type: event.type,
       createdAt,
-      booking,
+      booking: typeof booking === 'function' ? booking(event.agentId) : booking,
+      previous,
     })),
     deliveries: written.events.reduce((sum, event) => sum + event.deliveries, 0),
   };

@@ -25,6 +25,7 @@ import { BOOKING_CONSTRAINTS } from './constraint-errors.js';
 import { BookingSlot } from './entities/booking-slot.entity.js';
 import { Booking } from './entities/booking.entity.js';
 import { IdempotencyKey } from './entities/idempotency-key.entity.js';
+import { Hold } from './entities/hold.entity.js';
 import { BookingResolver } from './graphql/booking.resolver.js';
 import { bookingTools } from './mcp/booking.tools.js';
 import { registerBookingRoutes } from './rest/booking.routes.js';
@@ -41,24 +42,60 @@ import { idempotencyRecordFunction } from './sql/idempotency-record.function.js'
 import { createBookingFunction } from './sql/create-booking.function.js';
 import { cancelBookingFunction } from './sql/cancel-booking.function.js';
 import { countLiveBookingsTrigger } from './sql/count-live-bookings.trigger.js';
+import { isoInstantFunction } from './sql/iso-instant.function.js';
+import { slotIsLiveFunction } from './sql/slot-is-live.function.js';
+import { bookingVersionTrigger } from './sql/booking-version.trigger.js';
+import { bookingPurgeExpiredHoldsFunction } from './sql/booking-purge-expired-holds.function.js';
+import { bookingConfirmHeldFunction } from './sql/booking-confirm-held.function.js';
+import { bookingDeleteHeldFunction } from './sql/booking-delete-held.function.js';
+import { bookingMoveFunction } from './sql/booking-move.function.js';
+import { bookingRefusalFunction } from './sql/booking-refusal.function.js';
+import { bookingCapReachedFunction } from './sql/booking-cap-reached.function.js';
+import { createGroupBookingFunction } from './sql/create-group-booking.function.js';
+import { rescheduleBookingFunction } from './sql/reschedule-booking.function.js';
 
 export { BOOKING_LIMITS, FREE_BUSY_LIMITS, lockAgent, type BookingService } from './booking.service.js';
 export { decodeBookingCursor } from './list-cursors.js';
 export { BOOKING_FIELDS, type BookingItem } from './booking.shape.js';
-export { committedEvents, type AnnouncedEvent, type BookingEventView, type CommittedEvents, type EventAnnouncer, type WrittenEvents } from './committed-events.js';
+export { committedEvents, type AnnouncedEvent, type BookingEventView, type CommittedEvents, type EventAnnouncer, type PreviousRange, type WrittenEvents } from './committed-events.js';
 export { Booking } from './entities/booking.entity.js';
 export { BookingNode } from './graphql/booking.types.js';
-export { bookingItem as bookingItemSchema, idempotencyKeyHeader } from './rest/booking.schemas.js';
+export { bookingItem as bookingItemSchema, fullBookingItem as fullBookingItemSchema, idempotencyKeyHeader } from './rest/booking.schemas.js';
 export { BOOKABLE_TIME, checkRange } from './input-checks.js';
 export { findStoredOutcome, replay, storeOutcome, type IdempotentRequest } from './idempotency.js';
 export { feedSeries, irregularOccurrences, parseRule, recurrenceIdOf, RecurrenceError, type ParsedRule, type Slot } from './recurrence.js';
 export { offsetAt, utcDateTime, zoneTransitions } from './wall-clock.js';
 
-export const bookingsEntities = [Booking, BookingSlot, IdempotencyKey];
+export const bookingsEntities = [Booking, BookingSlot, IdempotencyKey, Hold];
 export const bookingsResolvers = [BookingResolver];
 
 /** The module's functions and triggers, in their current definitions (applied after the migrations). */
-export const bookingsSqlDefinitions = [bookingItemFunction, bookingInsertFunction, bookingTransferFunction, bookingExcludeOccurrencesFunction, bookingExtendSeriesFunction, bookingCancelFunction, bookingMarkRemindedFunction, idempotencyLookupFunction, idempotencyRecordFunction, createBookingFunction, sendBookingReminderFunction, cancelBookingFunction, countLiveBookingsTrigger];
+export const bookingsSqlDefinitions = [
+  isoInstantFunction,
+  bookingItemFunction,
+  slotIsLiveFunction,
+  bookingVersionTrigger,
+  bookingInsertFunction,
+  bookingTransferFunction,
+  bookingExcludeOccurrencesFunction,
+  bookingExtendSeriesFunction,
+  bookingCancelFunction,
+  bookingMarkRemindedFunction,
+  bookingPurgeExpiredHoldsFunction,
+  bookingConfirmHeldFunction,
+  bookingDeleteHeldFunction,
+  bookingMoveFunction,
+  bookingRefusalFunction,
+  bookingCapReachedFunction,
+  idempotencyLookupFunction,
+  idempotencyRecordFunction,
+  createBookingFunction,
+  createGroupBookingFunction,
+  rescheduleBookingFunction,
+  sendBookingReminderFunction,
+  cancelBookingFunction,
+  countLiveBookingsTrigger,
+];
 
 export interface BookingsDeps {
   em: EntityManager;

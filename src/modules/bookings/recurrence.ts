@@ -550,3 +550,59 @@ export function feedSeries(parsed: ParsedRule, booking: Slot): FeedSeries | unde
   }
   return undefined;
 }
+
+/** The lines of a stored rule: its DTSTART line (if any) and its RRULE parts, in order. */
+function ruleLines(text: string): { dtstart: string | undefined; parts: [string, string][] } {
+  const lines = text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const dtstart = lines.find((line) => /^DTSTART[;:]/i.test(line));
+  const rule = (lines.find((line) => !/^DTSTART[;:]/i.test(line)) ?? '').replace(/^RRULE:/i, '');
+  return { dtstart, parts: rule.split(';').map((part) => part.split('=') as [string, string]) };
+}
+
+/**
+ * A stored rule changed for a moved or split series: its DTSTART line (when it has one) written for `startsAt` in
+ * the same zone, COUNT set (or left as it is), UNTIL dropped when COUNT replaces it. The rest of the RRULE stays
+ * exactly as the client wrote it.
+ */
+export function ruleWith(text: string, changes: { startsAt?: Date; count?: number }): string {
+  const { dtstart, parts } = ruleLines(text);
+  let kept = parts;
+  if (changes.count !== undefined) {
+    kept = parts.filter(([name]) => !['COUNT', 'UNTIL'].includes(name.toUpperCase()));
+    kept.push(['COUNT', String(changes.count)]);
+  }
+  const rrule = kept.map(([name, value]) => `${name}=${value}`).join(';');
+  if (!dtstart || !changes.startsAt) return dtstart ? `${dtstart}\n${rrule}` : rrule;
+  const zone = /^DTSTART;TZID=([^:;]+):/i.exec(dtstart)?.[1];
+  // utcDateTime writes YYYYMMDDTHHMMSSZ; a floating (wall-clock) Date's UTC fields are the zone's local time.
+  const line = zone ? `DTSTART;TZID=${zone}:${utcDateTime(wallClockOf(changes.startsAt, zone)).slice(0, -1)}` : `DTSTART:${utcDateTime(changes.startsAt)}`;
+  return `${line}\n${rrule}`;
+}
+
+/** The rule's COUNT, if it has one. */
+export function countOf(text: string): number | undefined {
+  const count = ruleLines(text).parts.find(([name]) => name.toUpperCase() === 'COUNT')?.[1];
+  return count === undefined ? undefined : Number(count);
+}
+
+/**
+ * How many occurrences the series starting with `booking` has before `before` (what a COUNT that ends the series
+ * there says: DTSTART counts as the first, RFC 5545 3.3.10).
+ */
+export function instancesBefore(parsed: ParsedRule, booking: Slot, before: Date): number {
+  if (before <= booking.startsAt) return 0;
+  return expandOccurrences(parsed, booking, { before }).length;
+}
+
+/**
+ * `instant` moved as the series' first occurrence moved from `from` to `to`, on the wall clock of `zone`: the same
+ * change of wall-clock date and time, so an EXDATE stays on the occurrence it removed. The moved wall-clock time is
+ * read as every other one (wall-clock.ts: a skipped time takes the offset before the gap, a repeated one its first instant).
+ */
+export function shiftedWithSeries(instant: Date, zone: string, from: Date, to: Date): Date {
+  const shift = wallClockOf(to, zone).getTime() - wallClockOf(from, zone).getTime();
+  return instantOfWallClock(new Date(wallClockOf(instant, zone).getTime() + shift), zone);
+}

@@ -211,8 +211,9 @@ function bookingEvents(booking: CalendarFeedRow, zones: Map<string, number>, win
   const common = (uid: string) => [
     `UID:${uid}@${UID_DOMAIN}`,
     `DTSTAMP:${utcDateTime(new Date((cancelled ? booking.cancelled_at : null) ?? booking.created_at!))}`,
-    // Each revision a booking can have (an occurrence removed, the booking cancelled) raises it.
-    `SEQUENCE:${(booking.exdates ?? []).length + (cancelled ? 1 : 0)}`,
+    // The booking's version less one (RFC 5545: a new component's SEQUENCE is 0): every change (moved, an
+    // occurrence removed, cancelled) raises the version, so the SEQUENCE never goes down.
+    `SEQUENCE:${(booking.version ?? 1) - 1}`,
   ];
   const closing = [`STATUS:${cancelled ? 'CANCELLED' : 'CONFIRMED'}`, 'SUMMARY:Booking', 'TRANSP:OPAQUE', 'END:VEVENT'];
   const single = (uid: string, status: string[] = closing) => [

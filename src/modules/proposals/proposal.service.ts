@@ -20,6 +20,7 @@ import { refusal, requireParty } from './access.js';
 import { encodeProposalCursor, type ProposalCursor } from './list-cursors.js';
 import { applyFanOutLimits, fanOutRefusal, type FanOutLimits } from '../agents/index.js';
 import { echo } from '../../platform/echo.js';
+import { refusalError } from '../availability-rules/index.js';
 
 export const PROPOSAL_LIMITS = {
   agentIdMaxLength: SCHEDULING_LIMITS.agentIdMaxLength,
@@ -266,8 +267,9 @@ export class ProposalService {
    * The target hands the slot over, in one transaction with the conditional status update: its
    * single booking of exactly that range moves to the proposer; an occurrence of a series of that
    * range leaves the series (EXDATE) and becomes a single booking of the proposer; otherwise a new
-   * one is created for the proposer. A clash on the proposer's calendar is `slot_taken` and the
-   * proposal stays pending (the series keeps its occurrence).
+   * one is created for the proposer. A clash on the proposer's calendar is `slot_taken`, and the target's
+   * hours, notice or advance (or the proposer's own rules, if it enforces them) refuse with the rule's code;
+   * either way the proposal stays pending (the series keeps its occurrence).
    */
   async accept(caller: Actor, proposalId: string): Promise<ProposalView> {
     const actor = agentOf(caller);
@@ -278,6 +280,7 @@ export class ProposalService {
     if ('missing' in outcome) throw proposalNotFound(proposalId);
     if ('forbidden' in outcome) throw refusal('accept');
     if ('notPending' in outcome) throw notPending(outcome.notPending);
+    if ('refused' in outcome) throw refusalError(outcome.refused);
     this.events.announce(committedEvents(outcome, outcome.booking, now));
     // The proposer's booking may start inside the reminder lead; the sweep skips one already reminded.
     this.bookings.noteNewBooking(outcome.booking, now);

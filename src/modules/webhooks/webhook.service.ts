@@ -359,7 +359,7 @@ export class WebhookService {
           id: publicEventId(delivery.event_id),
           type: delivery.event_type,
           created_at: toIsoString(new Date(delivery.event_created_at)),
-          data: { booking: delivery.booking },
+          data: delivery.previous ? { booking: delivery.booking, previous: delivery.previous } : { booking: delivery.booking },
         });
     if (this.shutdown.signal.aborted) return;
     const finished = this.clock.now();

@@ -42,6 +42,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'scheduling', description: 'Agents, bookings and slot-transfer proposals (seed 000)' },
         { name: 'webhooks', description: 'Signed webhooks for an agent’s booking events' },
         { name: 'calendar feeds', description: 'Read-only iCalendar feeds of an agent’s bookings, each with its own token' },
+        { name: 'holds', description: 'Slots reserved on one or several calendars for a few minutes, then confirmed into bookings or released' },
         { name: 'availability', description: 'Free slots common to several agents’ calendars, and who may ask for an agent’s' },
         { name: 'directory', description: 'The tool directory (seed 001)' },
         { name: 'accounts', description: 'Directory sign-in by e-mail (magic link, then a JWT)' },

@@ -384,14 +384,18 @@ describe('availability across agents', () => {
       const id = booking!.id;
       // With the caller's one slot, exactly the bound.
       await t.query(
-        `insert into booking_slots (booking_id, agent_id, starts_at, ends_at)
-         select $1, $2, $3::timestamptz + i * interval '30 seconds', $3::timestamptz + i * interval '30 seconds' + interval '20 seconds' from generate_series(0, $4 - 1) i`,
+        `insert into booking_slots (booking_id, agent_id, starts_at, ends_at, blocked_from, blocked_until)
+         select $1, $2, s, s + interval '20 seconds', s, s + interval '20 seconds'
+           from generate_series(0, $4 - 1) i, lateral (select $3::timestamptz + i * interval '30 seconds' as s) start`,
         [id, crowded.id, FROM, L.maxBookedSlots - 1],
       );
       const window = { agentIds: [crowded.id], to: plusMinutes(L.maxWindowDays * 24 * 60) };
       expect((await gql(window)).errors).toBeUndefined();
       // One more, straddling the window's end.
-      await t.query(`insert into booking_slots (booking_id, agent_id, starts_at, ends_at) values ($1, $2, $3::timestamptz - interval '1 minute', $3::timestamptz + interval '1 minute')`, [
+      await t.query(
+        `insert into booking_slots (booking_id, agent_id, starts_at, ends_at, blocked_from, blocked_until)
+         values ($1, $2, $3::timestamptz - interval '1 minute', $3::timestamptz + interval '1 minute', $3::timestamptz - interval '1 minute', $3::timestamptz + interval '1 minute')`,
+        [
         id,
         crowded.id,
         window.to,
@@ -483,7 +487,7 @@ describe('availability across agents', () => {
             [target.id, from, new Date(Date.parse(from) + 30 * MINUTE).toISOString()],
           )
         ).rows[0]!;
-        await client.query('insert into booking_slots (booking_id, agent_id, starts_at, ends_at) values ($1, $2, $3, $4)', [
+        await client.query('insert into booking_slots (booking_id, agent_id, starts_at, ends_at, blocked_from, blocked_until) values ($1, $2, $3, $4, $3, $4)', [
           booking.id,
           target.id,
           from,

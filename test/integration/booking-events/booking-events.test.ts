@@ -1,58 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { print } from 'graphql';
-import { createClient, type Client } from 'graphql-ws';
-import WebSocket from 'ws';
 import { freePort } from '../../../src/platform/db/embedded-postgres.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
 import { createBooking } from '../../factories/bookings.js';
+import { subscribeToBookingEvents as subscribe } from '../../factories/booking-events.js';
 import { startWebhookReceiver } from '../../factories/webhook-receiver.js';
 import { FEED_CHECK_INTERVAL_MS } from '../../../src/modules/booking-events/booking-event-bus.js';
-import { BookingEventsDocument, type BookingEventsSubscription } from '../../generated/graphql.js';
 import { createTestDatabase, databaseEnv, startTestApp, type TestApp } from '../../harness.js';
-
-type BookingEvent = BookingEventsSubscription['bookingEvents'];
-
-/** A live `bookingEvents` subscription over a real graphql-ws connection. */
-function subscribe(url: string, token: string, after?: string) {
-  const events: BookingEvent[] = [];
-  const errors: unknown[] = [];
-  let acknowledged!: () => void;
-  const ready = new Promise<void>((resolve) => (acknowledged = resolve));
-  const client: Client = createClient({
-    url,
-    webSocketImpl: WebSocket,
-    connectionParams: { authorization: `Bearer ${token}` },
-    retryAttempts: 0,
-    on: { connected: () => acknowledged() },
-  });
-  const stop = client.subscribe<BookingEventsSubscription>(
-    { query: print(BookingEventsDocument), variables: after ? { after } : {} },
-    {
-      next: (value) => (value.data ? events.push(value.data.bookingEvents) : errors.push(value.errors)),
-      error: (error) => errors.push(error),
-      complete: () => undefined,
-    },
-  );
-  return {
-    events,
-    errors,
-    ready,
-    async waitFor(count: number, timeoutMs = 15_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (events.length < count) {
-        if (errors.length) throw new Error(`subscription failed: ${JSON.stringify(errors)}`);
-        if (Date.now() > deadline) throw new Error(`got ${events.length} of ${count} events`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      return events;
-    },
-    async close() {
-      stop();
-      await client.dispose();
-    },
-  };
-}
 
 const slotAt = (day: number) => {
   const start = new Date(Date.UTC(2033, 0, 1, 9) + day * 86_400_000);

@@ -85,7 +85,7 @@ describe('the change feed', () => {
         ['booking.transferred', sold.id],
       ]);
       // As it is now: the cancelled booking's creation already shows it cancelled; the sold one is gone from this calendar.
-      expect(got[1]!.booking).toEqual({ ...cancelled, agentId: owner.id, status: 'cancelled', rrule: null, warningSentAt: null, createdAt: expect.any(String) });
+      expect(got[1]!.booking).toEqual({ ...cancelled, agentId: owner.id, status: 'cancelled', rrule: null, warningSentAt: null, createdAt: expect.any(String), version: 2 });
       expect(got[0]!.booking).toMatchObject({ id: kept.id, agentId: owner.id, status: 'confirmed' });
       expect(got.slice(3).map((change) => [change.booking, change.deleted])).toEqual([
         [null, { id: sold.id, reason: 'transferred' }],

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { BOOKING_FIELDS, bookingColumns, bookingItemOfRow, type BookingRow } from '../../../src/modules/bookings/booking.shape.js';
 import { bookingItem } from '../../../src/modules/bookings/rest/booking.schemas.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
-import { createBooking } from '../../factories/bookings.js';
+import { createBooking, postBooking } from '../../factories/bookings.js';
 import { TestClock } from '../../factories/clock.js';
 import { BookingDocument } from '../../generated/graphql.js';
 import { bearer, startTestApp, type TestApp } from '../../harness.js';
@@ -55,13 +55,19 @@ describe('one booking shape', () => {
   });
 
   it('answers REST and GraphQL with the item SQL writes, and lists the fields of the shape in the REST schema', async () => {
-    expect(Object.keys(bookingItem.properties)).toEqual(BOOKING_FIELDS.map((field) => field.name));
+    // REST's body is seed 000's BookingItem: every field of the shape but those beyond the seed (the version, sent as the ETag).
+    const seedFields = BOOKING_FIELDS.filter((field) => !('beyondSeed' in field)).map((field) => field.name);
+    expect(Object.keys(bookingItem.properties)).toEqual(seedFields);
+    expect(BOOKING_FIELDS.map((field) => field.name)).toEqual([...seedFields, 'version']);
     const agent = await createAgent(t, root);
-    const created = await createBooking(t, agent, '2030-02-03T10:00:00Z', '2030-02-03T11:00:00Z');
-    const [{ js }] = (await bothWriters('b.id = $1', [created.id])) as unknown as [{ js: unknown }];
-    expect(created).toEqual(js);
+    const posted = await postBooking(t, agent, { startsAt: '2030-02-03T10:00:00Z', endsAt: '2030-02-03T11:00:00Z' });
+    const created = posted.json();
+    const [{ js }] = (await bothWriters('b.id = $1', [created.id])) as unknown as [{ js: Record<string, unknown> }];
+    const { version, ...seedItem } = js;
+    expect(created).toEqual(seedItem);
+    expect(posted.headers.etag).toBe(`"${version}"`);
     const listed = await t.rest({ method: 'GET', url: '/api/bookings', headers: bearer(agent.token) });
-    expect(listed.json().items).toEqual([js]);
+    expect(listed.json().items).toEqual([seedItem]);
     const graphql = await t.gql(BookingDocument, { id: created.id }, bearer(agent.token));
     const { agent: owner, __typename, ...fields } = graphql.data!.booking as Record<string, unknown>;
     expect(owner).toMatchObject({ id: agent.id });
@@ -88,11 +94,12 @@ describe('one booking shape', () => {
     const cancelled = await t.query<{ booking: unknown }>(`select booking from booking_events where booking_id = $1 and type = 'booking.cancelled'`, [created.id]);
     const first = await t.query<{ booking: unknown }>(`select booking from booking_events where booking_id = $1 and type = 'booking.created' order by id limit 1`, [created.id]);
 
-    expect(first[0]!.booking).toEqual(created);
-    expect(reminded.booking).toEqual({ ...created, warningSentAt: expect.stringMatching(/Z$/) });
-    expect(transferred[0]!.booking).toEqual({ ...(reminded.booking as object), agentId: proposer.id });
+    // Events carry the whole item, its version too (REST sends it as the ETag); each change raises it.
+    expect(first[0]!.booking).toEqual({ ...created, version: 1 });
+    expect(reminded.booking).toEqual({ ...created, warningSentAt: expect.stringMatching(/Z$/), version: 2 });
+    expect(transferred[0]!.booking).toEqual({ ...(reminded.booking as object), agentId: proposer.id, version: 3 });
     expect(cancelled[0]!.booking).toEqual(now.js);
-    expect(now.js).toMatchObject({ status: 'cancelled', agentId: proposer.id });
+    expect(now.js).toMatchObject({ status: 'cancelled', agentId: proposer.id, version: 4 });
   });
 
   it('builds an event id in one place: the GraphQL event id and the webhook id are both evt_<cursor>', async () => {

@@ -4,7 +4,18 @@ import { join } from 'node:path';
 import { startTestApp, type TestApp } from '../../harness.js';
 
 /** The booking aggregate (a booking and its slots) has one writer: these functions, each defined in src/modules/bookings/sql/. */
-const WRITERS = ['booking_cancel', 'booking_exclude_occurrences', 'booking_extend_series', 'booking_insert', 'booking_mark_reminded', 'booking_transfer'];
+const WRITERS = [
+  'booking_cancel',
+  'booking_confirm_held',
+  'booking_delete_held',
+  'booking_exclude_occurrences',
+  'booking_extend_series',
+  'booking_insert',
+  'booking_mark_reminded',
+  'booking_move',
+  'booking_purge_expired_holds',
+  'booking_transfer',
+];
 const WRITES_BOOKINGS = /\b(insert\s+into|update|delete\s+from)\s+(bookings|booking_slots)\b/i;
 /** The ORM's writes of the same tables, through their entities. */
 const ORM_WRITES_BOOKINGS = /\bnative(Insert|Update|Delete)\(\s*Booking(Slot)?\b|\b(create|assign)\(\s*Booking(Slot)?\b|new Booking(Slot)?\(/;

@@ -176,6 +176,9 @@ describe('iCalendar feeds', () => {
       const eventOf = async () => findEvent(parseFeed((await t.rest({ method: 'GET', url: feed.path })).body), booking.id);
       const cancelledEvent = await eventOf();
       expect(cancelledEvent?.getFirstPropertyValue('status')).toBe('CANCELLED');
+      // SEQUENCE is the booking's version (its ETag) less one: created at version 1 (SEQUENCE 0), cancelled at 2.
+      const current = await t.rest({ method: 'GET', url: `/api/bookings/${booking.id}`, headers: bearer(agent.token) });
+      expect(current.headers.etag).toBe('"2"');
       expect(cancelledEvent?.getFirstPropertyValue('sequence')).toBe(1);
       clock.set(new Date(new Date(NOW).getTime() + (CALENDAR_FEED_LIMITS.cancelledVisibleDays - 1) * 86_400_000));
       expect(await eventOf()).toBeDefined();

@@ -25,7 +25,8 @@ const RUNS_PER_TOOL = Number(process.env.FUZZ_RUNS ?? 100);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261126);
 
 type JsonSchema = {
-  type?: string;
+  type?: string | string[];
+  pattern?: string;
   enum?: unknown[];
   format?: string;
   minLength?: number;
@@ -34,6 +35,7 @@ type JsonSchema = {
   maximum?: number;
   items?: JsonSchema;
   maxItems?: number;
+  minItems?: number;
   properties?: Record<string, JsonSchema>;
   required?: string[];
 };
@@ -53,20 +55,25 @@ function validValue(schema: JsonSchema, name: string, owned: Owned): fc.Arbitrar
   if (name === 'since') return fc.constantFrom('0', '1', '999999999999999999');
   if (name === 'mint') return fc.constant(MINT);
   if (schema.enum) return fc.constantFrom(...schema.enum);
+  if (Array.isArray(schema.type)) {
+    // A nullable value (`["array", "null"]`): null or a value of the other type.
+    return fc.oneof(...schema.type.map((type) => (type === 'null' ? fc.constant(null) : validValue({ ...schema, type }, name, owned))));
+  }
   switch (schema.type) {
+    case 'boolean':
+      return fc.boolean();
     case 'string':
       if (schema.format === 'date-time') {
         const instant = fc.integer({ min: Date.UTC(2034, 0, 1), max: Date.UTC(2035, 0, 1) }).map((ms) => new Date(ms - (ms % 3_600_000)).toISOString());
         // RFC 3339 lets T and Z be lower case: well-formed either way.
         return fc.tuple(instant, fc.boolean()).map(([text, lower]) => (lower ? text.toLowerCase() : text));
       }
+      if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern));
       return fc.string({ minLength: Math.max(1, schema.minLength ?? 1), maxLength: Math.min(schema.maxLength ?? 20, 20), unit: 'grapheme-ascii' });
     case 'integer':
       return fc.integer({ min: schema.minimum ?? 1, max: Math.min(schema.maximum ?? 1_000, 1_000) });
-    case 'boolean':
-      return fc.boolean();
     case 'array':
-      return fc.array(validValue(schema.items ?? {}, `${name}.item`, owned), { maxLength: Math.min(schema.maxItems ?? 3, 3) });
+      return fc.array(validValue(schema.items ?? {}, `${name}.item`, owned), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 3, 3) });
     case 'object': {
       const properties = schema.properties ?? {};
       return fc.record(Object.fromEntries(Object.entries(properties).map(([key, property]) => [key, validValue(property, key, owned)])), {

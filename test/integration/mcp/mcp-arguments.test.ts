@@ -5,7 +5,7 @@ import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factorie
 import { callTool, connectMcp, type ToolAnswer } from '../../factories/mcp.js';
 import { bearer, startTestApp, type TestApp } from '../../harness.js';
 
-type Schema = { type?: string; format?: string; minLength?: number; minimum?: number; enum?: unknown[]; properties?: Record<string, Schema>; required?: string[] };
+type Schema = { type?: string; format?: string; minLength?: number; minimum?: number; minItems?: number; items?: Schema; enum?: unknown[]; properties?: Record<string, Schema>; required?: string[] };
 
 /** The smallest value a published schema accepts: a well-formed call, whatever the tool. */
 function validValue(schema: Schema): unknown {
@@ -18,7 +18,8 @@ function validValue(schema: Schema): unknown {
     case 'number':
       return schema.minimum ?? 1;
     case 'array':
-      return [];
+      // As few items as the schema takes, each a value of the items' schema.
+      return Array.from({ length: schema.minItems ?? 0 }, () => validValue(schema.items!));
     case 'object':
       return Object.fromEntries((schema.required ?? []).map((name) => [name, validValue(schema.properties![name]!)]));
     default:

@@ -49,13 +49,23 @@ describe('MCP at /mcp through the SDK client', () => {
       'availability',
       'booking_changes',
       'cancel_booking',
+      'check_slot',
+      'clear_availability_rules',
+      'confirm_hold',
       'create_booking',
+      'create_group_booking',
+      'get_availability_rules',
       'get_token_analytics',
       'get_token_safety',
+      'hold_slot',
       'list_bookings',
+      'list_holds',
       'propose_first_available',
       'propose_slot',
+      'release_hold',
+      'reschedule_booking',
       'respond_to_proposal',
+      'set_availability_rules',
     ]);
   });
 

@@ -42,6 +42,7 @@ interface Victims {
   proposalId: string;
   webhookId: string;
   feedId: string;
+  holdId: string;
   user: SignedInUser;
   toolId: number;
 }
@@ -65,6 +66,19 @@ const REST_REQUESTS: Record<string, (v: Victims) => { url: string; payload?: Rec
   'POST /api/bookings': (v) => ({ url: '/api/bookings', payload: { agentId: v.agent.id, startsAt: '2033-01-01T09:00:00Z', endsAt: '2033-01-01T10:00:00Z' } }),
   'GET /api/bookings': () => ({ url: '/api/bookings?from=2030-01-01T00:00:00Z&to=2040-01-01T00:00:00Z' }),
   'DELETE /api/bookings/{id}': (v) => ({ url: `/api/bookings/${v.bookingId}` }),
+  'GET /api/bookings/{id}': (v) => ({ url: `/api/bookings/${v.bookingId}` }),
+  'PATCH /api/bookings/{id}/reschedule': (v) => ({ url: `/api/bookings/${v.bookingId}/reschedule`, payload: { startsAt: '2033-01-02T09:00:00Z', endsAt: '2033-01-02T10:00:00Z' } }),
+  'POST /api/bookings/group': (v) => ({ url: '/api/bookings/group', payload: { agentIds: [v.agent.id], startsAt: '2033-01-03T09:00:00Z', endsAt: '2033-01-03T10:00:00Z' } }),
+  // The victim's calendar is the row, as for availability.
+  'GET /api/availability/check': (v) => ({ url: `/api/availability/check?agent=${v.agent.id}&startsAt=2033-04-01T09:00:00Z&endsAt=2033-04-01T10:00:00Z` }),
+  'GET /api/agents/{id}/availability-rules': (v) => ({ url: `/api/agents/${v.agent.id}/availability-rules` }),
+  'PUT /api/agents/{id}/availability-rules': (v) => ({ url: `/api/agents/${v.agent.id}/availability-rules`, payload: { timeZone: 'UTC' } }),
+  'DELETE /api/agents/{id}/availability-rules': (v) => ({ url: `/api/agents/${v.agent.id}/availability-rules` }),
+  'POST /api/holds': (v) => ({ url: '/api/holds', payload: { agentIds: [v.agent.id], startsAt: '2033-01-04T09:00:00Z', endsAt: '2033-01-04T10:00:00Z' } }),
+  'GET /api/holds': () => ({ url: '/api/holds' }),
+  'GET /api/holds/{id}': (v) => ({ url: `/api/holds/${v.holdId}` }),
+  'PATCH /api/holds/{id}/confirm': (v) => ({ url: `/api/holds/${v.holdId}/confirm` }),
+  'DELETE /api/holds/{id}': (v) => ({ url: `/api/holds/${v.holdId}` }),
   'GET /api/bookings/{id}/occurrences': (v) => ({ url: `/api/bookings/${v.bookingId}/occurrences` }),
   // The victim's change feed, named by its agent id: only the agent and its parent read it.
   'GET /api/bookings/changes': (v) => ({ url: `/api/bookings/changes?since=0&agentId=${v.agent.id}` }),
@@ -131,6 +145,37 @@ const GRAPHQL_ROWS: Record<string, GraphQLRow> = {
   'Query.webhookDeliveries': { audience: 'agent', query: '{ webhookDeliveries { id } }' },
   'Query.webhooks': { audience: 'agent', query: '{ webhooks { id } }' },
   'Query.calendarFeeds': { audience: 'agent', query: '{ calendarFeeds { id } }' },
+  'Query.slotCheck': {
+    audience: 'agent',
+    query: 'query($id: ID!) { slotCheck(agentId: $id, startsAt: "2033-04-01T09:00:00Z", endsAt: "2033-04-01T10:00:00Z") { available } }',
+    variables: (v) => ({ id: v.agent.id }),
+  },
+  'Query.availabilityRules': { audience: 'agent', query: 'query($id: ID!) { availabilityRules(agentId: $id) { timeZone } }', variables: (v) => ({ id: v.agent.id }) },
+  'Mutation.setAvailabilityRules': {
+    audience: 'agent',
+    query: 'mutation($id: ID!) { setAvailabilityRules(agentId: $id, input: { timeZone: "UTC" }) { timeZone } }',
+    variables: (v) => ({ id: v.agent.id }),
+  },
+  'Mutation.clearAvailabilityRules': { audience: 'agent', query: 'mutation($id: ID!) { clearAvailabilityRules(agentId: $id) }', variables: (v) => ({ id: v.agent.id }) },
+  'Query.holds': { audience: 'agent', query: '{ holds { id } }' },
+  'Query.hold': { audience: 'agent', query: 'query($id: ID!) { hold(id: $id) { id } }', variables: byId('holdId') },
+  'Mutation.createHold': {
+    audience: 'agent',
+    query: 'mutation($input: CreateHoldInput!) { createHold(input: $input) { id } }',
+    variables: (v) => ({ input: { agentIds: [v.agent.id], ...slot } }),
+  },
+  'Mutation.confirmHold': { audience: 'agent', query: 'mutation($id: ID!) { confirmHold(id: $id) { hold { id } } }', variables: byId('holdId') },
+  'Mutation.releaseHold': { audience: 'agent', query: 'mutation($id: ID!) { releaseHold(id: $id) { id } }', variables: byId('holdId') },
+  'Mutation.createGroupBooking': {
+    audience: 'agent',
+    query: 'mutation($input: CreateGroupBookingInput!) { createGroupBooking(input: $input) { id } }',
+    variables: (v) => ({ input: { agentIds: [v.agent.id], ...slot } }),
+  },
+  'Mutation.rescheduleBooking': {
+    audience: 'agent',
+    query: 'mutation($input: RescheduleBookingInput!) { rescheduleBooking(input: $input) { id } }',
+    variables: (v) => ({ input: { id: v.bookingId, ...slot } }),
+  },
   'Query.availability': {
     audience: 'agent',
     query: 'query($id: ID!) { availability(agentIds: [$id], duration: 30, from: "2033-04-01T00:00:00Z", to: "2033-04-02T00:00:00Z") { edges { node { startsAt } } } }',
@@ -205,10 +250,38 @@ const MCP_ROWS: Record<string, { audience: 'public' | 'agent'; args: (v: Victims
   respond_to_proposal: { audience: 'agent', args: (v) => ({ proposalId: v.proposalId, decision: 'accept' }) },
   availability: { audience: 'agent', args: (v) => ({ agentIds: [v.agent.id], duration: 30, from: '2033-04-01T00:00:00Z', to: '2033-04-02T00:00:00Z' }) },
   propose_first_available: { audience: 'agent', args: (v) => ({ targetAgentId: v.agent.id, duration: 30, from: '2033-04-01T00:00:00Z', to: '2033-04-02T00:00:00Z' }) },
+  check_slot: { audience: 'agent', args: (v) => ({ agentId: v.agent.id, ...slot }) },
+  get_availability_rules: { audience: 'agent', args: (v) => ({ agentId: v.agent.id }) },
+  set_availability_rules: { audience: 'agent', args: (v) => ({ agentId: v.agent.id, timeZone: 'UTC' }) },
+  clear_availability_rules: { audience: 'agent', args: (v) => ({ agentId: v.agent.id }) },
+  hold_slot: { audience: 'agent', args: (v) => ({ agentIds: [v.agent.id], ...slot }) },
+  confirm_hold: { audience: 'agent', args: (v) => ({ holdId: v.holdId }) },
+  release_hold: { audience: 'agent', args: (v) => ({ holdId: v.holdId }) },
+  list_holds: { audience: 'agent', args: () => ({}) },
+  create_group_booking: { audience: 'agent', args: (v) => ({ agentIds: [v.agent.id], ...slot }) },
+  reschedule_booking: { audience: 'agent', args: (v) => ({ bookingId: v.bookingId, ...slot }) },
 };
 
 /** Tables a denied request must leave as they were. */
-const WRITTEN_TABLES = ['agents', 'bookings', 'booking_slots', 'proposals', 'webhooks', 'booking_events', 'tools', 'votes', 'users', 'magic_link_tokens', 'price_snapshots', 'price_rows', 'idempotency_keys', 'webhook_deliveries', 'calendar_feeds'];
+const WRITTEN_TABLES = [
+  'agents',
+  'bookings',
+  'booking_slots',
+  'holds',
+  'availability_rules',
+  'proposals',
+  'webhooks',
+  'booking_events',
+  'tools',
+  'votes',
+  'users',
+  'magic_link_tokens',
+  'price_snapshots',
+  'price_rows',
+  'idempotency_keys',
+  'webhook_deliveries',
+  'calendar_feeds',
+];
 
 describe('authorization matrix', () => {
   let t: TestApp;
@@ -237,12 +310,17 @@ describe('authorization matrix', () => {
     const tool = await submitTool(t, user);
     const feed = await t.rest({ method: 'POST', url: '/api/calendar-feeds', headers: bearer(agent.token) });
     expect(feed.statusCode).toBe(201);
+    // Its rules and a live hold (for the whole run) are rows of the victim too.
+    expect((await t.rest({ method: 'PUT', url: '/api/agents/me/availability-rules', headers: bearer(agent.token), payload: { timeZone: 'UTC' } })).statusCode).toBe(200);
+    const hold = await t.rest({ method: 'POST', url: '/api/holds', headers: bearer(agent.token), payload: { startsAt: '2032-03-01T09:00:00Z', endsAt: '2032-03-01T10:00:00Z', ttlSeconds: 900 } });
+    expect(hold.statusCode).toBe(201);
     victims = {
       agent,
       bookingId: booking.id,
       proposalId: proposal.json<{ id: string }>().id,
       webhookId: webhook.json<{ id: string }>().id,
       feedId: feed.json<{ id: string }>().id,
+      holdId: hold.json<{ id: string }>().id,
       user,
       toolId: tool.id,
     };
@@ -325,12 +403,13 @@ describe('authorization matrix', () => {
 
   it("answers another agent's token on the victim's rows with 403 or 404, shows none of them in any list, and writes nothing", async () => {
     const before = await tableCounts();
-    const victimIds = [victims.agent.id, victims.bookingId, victims.proposalId, victims.webhookId, victims.feedId];
+    const victimIds = [victims.agent.id, victims.bookingId, victims.proposalId, victims.webhookId, victims.feedId, victims.holdId];
     const outcomes: string[] = [];
     for (const operation of restOperations().filter((candidate) => candidate.audience === 'agent')) {
-      // Availability asks about the victim's calendar (the agents parameter), so it is refused like a row of the victim's.
-      const namesTheVictim = operation.key.includes('{id}') || operation.key === 'GET /api/availability' || operation.key === 'GET /api/bookings/changes';
-      const expected = namesTheVictim ? [403, 404] : operation.method === 'GET' ? [200] : [];
+      // Availability and the slot check ask about the victim's calendar, so they are refused like a row of the victim's;
+      // the change feed names the victim (agentId); a group booking or a hold on the victim's calendar too (the intruder acts for its own calendar and its children's).
+      const onVictim = ['GET /api/availability', 'GET /api/availability/check', 'GET /api/bookings/changes', 'POST /api/bookings/group', 'POST /api/holds'].includes(operation.key);
+      const expected = operation.key.includes('{id}') || onVictim ? [403, 404] : operation.method === 'GET' ? [200] : [];
       if (expected.length === 0) continue; // creates: what the intruder may write for itself is not the victim's
       const request = REST_REQUESTS[operation.key]!(victims);
       const response = await t.rest({ method: operation.method as 'GET', url: request.url, headers: bearer(otherAgent.token), ...(request.payload ? { payload: request.payload } : {}) });
@@ -338,7 +417,7 @@ describe('authorization matrix', () => {
       outcomes.push(`${operation.key}: ${expected.includes(response.statusCode) && leaked.length === 0 ? 'denied' : `${response.statusCode}, leaks ${leaked.join(', ')}`}`);
     }
     expect(outcomes.filter((line) => !line.endsWith('denied'))).toEqual([]);
-    expect(outcomes).toHaveLength(15);
+    expect(outcomes).toHaveLength(27);
     expect(await tableCounts()).toEqual(before);
   });
 
@@ -395,10 +474,12 @@ describe('authorization matrix', () => {
 
   it("answers another agent's token on the victim's rows with forbidden or not_found, and shows none of them", async () => {
     const before = await tableCounts();
-    const victimIds = [victims.bookingId, victims.proposalId, victims.webhookId, victims.feedId];
+    const victimIds = [victims.bookingId, victims.proposalId, victims.webhookId, victims.feedId, victims.holdId];
     const outcomes: string[] = [];
+    // Creates on the intruder's own calendar are not the victim's; a group booking or hold naming the victim's calendar is.
+    const onVictim = ['Mutation.createGroupBooking', 'Mutation.createHold'];
     for (const [field, row] of Object.entries(GRAPHQL_ROWS)) {
-      if (row.audience !== 'agent' || field.startsWith('Subscription.') || (field.startsWith('Mutation.create') || field === 'Mutation.registerWebhook')) continue;
+      if (row.audience !== 'agent' || field.startsWith('Subscription.') || ((field.startsWith('Mutation.create') && !onVictim.includes(field)) || field === 'Mutation.registerWebhook')) continue;
       const { body, text } = await graphql(row, bearer(otherAgent.token));
       const code = body.errors?.[0]?.extensions?.code;
       const leaked = victimIds.filter((id) => text.includes(id));
@@ -467,7 +548,24 @@ describe('authorization matrix', () => {
           const { isError, text } = await call(await connect(headers), name, row.args(victims));
           outcomes.push(`${name} with ${label}: ${isError && (JSON.parse(text) as { error?: string }).error === 'unauthorized' ? 'refused' : text.slice(0, 160)}`);
         }
-        if (['cancel_booking', 'booking_changes', 'respond_to_proposal', 'availability', 'propose_first_available'].includes(name)) {
+        if (
+          [
+            'cancel_booking',
+            'booking_changes',
+            'respond_to_proposal',
+            'availability',
+            'propose_first_available',
+            'check_slot',
+            'get_availability_rules',
+            'set_availability_rules',
+            'clear_availability_rules',
+            'hold_slot',
+            'confirm_hold',
+            'release_hold',
+            'create_group_booking',
+            'reschedule_booking',
+          ].includes(name)
+        ) {
           const { isError, text } = await call(await connect(bearer(otherAgent.token)), name, row.args(victims));
           const code = (JSON.parse(text) as { error?: string }).error;
           outcomes.push(`${name} with another agent's token: ${isError && (code === 'forbidden' || code === 'not_found') ? 'refused' : text.slice(0, 160)}`);

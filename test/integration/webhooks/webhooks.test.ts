@@ -59,7 +59,7 @@ describe('webhooks', () => {
       expect(body).toEqual({
         id: expect.any(String),
         url: hook.url,
-        events: ['booking.created', 'booking.cancelled', 'booking.transferred', 'booking.reminder'],
+        events: ['booking.created', 'booking.cancelled', 'booking.transferred', 'booking.reminder', 'booking.rescheduled'],
         secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]+=*$/),
         created_at: expect.any(String),
         disabled_at: null,
@@ -127,7 +127,8 @@ describe('webhooks', () => {
     }) as { id: string; type: string; data: { booking: Record<string, unknown> } };
     expect(verified.type).toBe('booking.created');
     expect(verified.id).toBe(message!.headers['webhook-id']);
-    expect(verified.data.booking).toEqual({ ...held, agentId: proposer.id, warningSentAt: null });
+    // The REST item and the version (REST's ETag), raised by the transfer.
+    expect(verified.data.booking).toEqual({ ...held, agentId: proposer.id, warningSentAt: null, version: 2 });
     // A tampered body does not verify.
     expect(() =>
       new StandardWebhook(secret).verify(message!.body.replace(proposer.id, target.id), {
@@ -160,8 +161,9 @@ describe('webhooks', () => {
       ['booking.created', second.id],
       ['booking.transferred', second.id],
     ]);
-    // The cancelled booking as the database wrote it into the event: the REST shape, status changed.
-    expect(byCursor[1]!.json.data.booking).toEqual({ ...first, status: 'cancelled' });
+    // The cancelled booking as the database wrote it into the event: the REST shape, status changed, and the
+    // version (REST's ETag) the cancellation raised.
+    expect(byCursor[1]!.json.data.booking).toEqual({ ...first, status: 'cancelled', version: 2 });
     expect(byCursor[3]!.json.data.booking.agentId).toBe(taker.id);
     const onlyCancelled = await cancelledOnly.waitFor(1);
     await new Promise((resolve) => setTimeout(resolve, 300));

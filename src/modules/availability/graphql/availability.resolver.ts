@@ -1,6 +1,6 @@
 import { Arg, Ctx, Directive, ID, Int, Query, Resolver } from 'type-graphql';
 import { AVAILABILITY_LIMITS as L, decodeSlotCursor, encodeSlotCursor, type AvailabilityService } from '../availability.service.js';
-import { FreeSlotConnection, FreeSlotEdge, FreeSlotNode } from './availability.types.js';
+import { FreeSlotConnection, FreeSlotEdge, FreeSlotNode, SlotCheckNode } from './availability.types.js';
 import type { PlatformContext } from '../../../platform/graphql/server.js';
 import { checkLimit } from '../../../platform/graphql/page-size.js';
 import { cost, listSize } from '../../../platform/graphql/directives.js';
@@ -45,5 +45,20 @@ export class AvailabilityResolver {
     });
     const edges = page.items.map((slot) => new FreeSlotEdge(FreeSlotNode.from(slot), encodeSlotCursor));
     return { edges, pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
+  }
+
+  @Query(() => SlotCheckNode, {
+    description:
+      'Why not this slot: every reason [startsAt, endsAt) on `agentId`’s calendar (the caller’s own when absent) cannot be taken by the caller now, ' +
+      `in the order writers refuse by (at most ${L.maxReasons}): the booking or live hold in the way, a buffer, the working hours, the notice, the ` +
+      'advance, the daily or weekly limit. An agent that does not share its free/busy with the caller (or does not exist) is `forbidden`.',
+  })
+  async slotCheck(
+    @Ctx() ctx: PlatformContext,
+    @Arg('startsAt') startsAt: Date,
+    @Arg('endsAt') endsAt: Date,
+    @Arg('agentId', () => ID, { nullable: true }) agentId?: string | null,
+  ): Promise<SlotCheckNode> {
+    return Object.assign(new SlotCheckNode(), await this.calendars.checkSlot(await ctx.actor(), agentId ?? undefined, startsAt, endsAt));
   }
 }

@@ -1,4 +1,6 @@
-import { Field, ObjectType } from 'type-graphql';
+import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
+import { listSize } from '../../../platform/graphql/directives.js';
+import { AVAILABILITY_LIMITS } from '../availability.service.js';
 import type { Slot } from '../../bookings/index.js';
 import { PageInfo } from '../../../platform/graphql/page-info.js';
 
@@ -41,4 +43,65 @@ export class FreeSlotConnection {
 
   @Field(() => PageInfo)
   pageInfo!: PageInfo;
+}
+
+@ObjectType('SlotReason', {
+  simpleResolvers: true,
+  description: 'One reason a slot cannot be taken: `code` names the rule (the error code a writer refuses with), the other fields its cause.',
+})
+export class SlotReasonNode {
+  @Field({
+    description:
+      'slot_taken, buffer_conflict, outside_working_hours, notice_too_short, too_far_ahead, daily_limit_reached or weekly_limit_reached.',
+  })
+  code!: string;
+
+  @Field()
+  message!: string;
+
+  @Field(() => Date, { nullable: true, description: 'The slot it concerns.' })
+  startsAt?: string | null;
+
+  @Field(() => ID, { nullable: true, description: 'The booking in the way.' })
+  bookingId?: string | null;
+
+  @Field(() => ID, { nullable: true, description: 'The live hold in the way.' })
+  holdId?: string | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'Whether that hold is the caller’s own (confirm it to book the time).' })
+  heldByCaller?: boolean | null;
+
+  @Field(() => Date, { nullable: true, description: 'notice_too_short: the earliest start the notice allows now.' })
+  earliestStartsAt?: string | null;
+
+  @Field(() => Date, { nullable: true, description: 'too_far_ahead: the latest start the advance allows now.' })
+  latestStartsAt?: string | null;
+
+  @Field(() => Int, { nullable: true })
+  limit?: number | null;
+
+  @Field(() => String, { nullable: true, description: 'daily_limit_reached: the agent’s local date.' })
+  date?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'weekly_limit_reached: the local Monday of the week.' })
+  weekOf?: string | null;
+}
+
+@ObjectType('SlotCheck', { simpleResolvers: true, description: 'Why not this slot: whether the caller could take it now, and every reason it could not.' })
+export class SlotCheckNode {
+  @Field(() => ID)
+  agentId!: string;
+
+  @Field()
+  startsAt!: Date;
+
+  @Field()
+  endsAt!: Date;
+
+  @Field()
+  available!: boolean;
+
+  @Directive(listSize({ assumedSize: AVAILABILITY_LIMITS.maxReasons }))
+  @Field(() => [SlotReasonNode])
+  reasons!: SlotReasonNode[];
 }

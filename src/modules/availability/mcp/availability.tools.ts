@@ -1,7 +1,7 @@
 import { SCHEDULING_LIMITS } from '../../../platform/api-limits.js';
 import { tool, TOOL_ARGUMENTS, type ToolDefinition } from '../../../platform/mcp/tool.js';
 import { AVAILABILITY_LIMITS as L, decodeSlotCursor, type AvailabilityService } from '../availability.service.js';
-import { presentAvailabilityPage } from '../availability.view.js';
+import { presentAvailabilityPage, presentSlotCheck } from '../availability.view.js';
 
 /** Argument schemas of the availability question, shared with `propose_first_available` (proposals). */
 export const AVAILABILITY_TOOL_ARGUMENTS = {
@@ -53,6 +53,16 @@ export function availabilityTools(availability: AvailabilityService): ToolDefini
             after: after === undefined ? undefined : decodeSlotCursor(after),
           }),
         ),
+    }),
+      tool<{ agentId?: string; startsAt: string; endsAt: string }>({
+      name: 'check_slot',
+      description:
+        'Why not this slot: every reason [startsAt, endsAt) on an agent’s calendar (the caller’s own when agentId is absent) cannot be taken by ' +
+        'the caller now, each with its cause (the booking or hold in the way, buffer, working hours, notice, advance, daily or weekly limit); ' +
+        'available is true when there is none; forbidden when the agent does not share its free/busy with the caller.',
+      inputSchema: { type: 'object', additionalProperties: false, required: ['startsAt', 'endsAt'], properties: { agentId, startsAt: dateTime, endsAt: dateTime } },
+      annotations: { readOnlyHint: true },
+      run: async (args, { actor }) => presentSlotCheck(await availability.checkSlot(await actor(), args.agentId, new Date(args.startsAt), new Date(args.endsAt))),
     }),
   ];
 }

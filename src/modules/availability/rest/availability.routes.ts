@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../../platform/errors.js';
 import { AVAILABILITY_LIMITS as L, decodeSlotCursor, type AvailabilityService } from '../availability.service.js';
-import { presentAvailabilityPage } from '../availability.view.js';
-import { availabilityRoute } from './availability.schemas.js';
+import { presentAvailabilityPage, presentSlotCheck } from '../availability.view.js';
+import { availabilityRoute, slotCheckRoute } from './availability.schemas.js';
 
 interface AvailabilityQuerystring {
   agents?: string;
@@ -38,5 +38,10 @@ export function registerAvailabilityRoutes(app: FastifyInstance, availability: A
       after: after === undefined ? undefined : decodeSlotCursor(after),
     });
     return presentAvailabilityPage(page);
+  });
+
+  app.get<{ Querystring: { agent?: string; startsAt: string; endsAt: string } }>('/api/availability/check', { schema: slotCheckRoute }, async (request) => {
+    const { agent, startsAt, endsAt } = request.query;
+    return presentSlotCheck(await availability.checkSlot(await request.actor(), agent, new Date(startsAt), new Date(endsAt)));
   });
 }

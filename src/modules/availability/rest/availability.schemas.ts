@@ -75,3 +75,77 @@ export const availabilityRoute = {
     ...errorResponses(400, 401, 403),
   },
 } as const;
+
+/** One reason of a slot check; `code` names the rule (the error code a writer refuses with), the rest its cause. */
+const slotReason = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['code', 'message'],
+  properties: {
+    code: {
+      type: 'string',
+      enum: ['slot_taken', 'buffer_conflict', 'outside_working_hours', 'notice_too_short', 'too_far_ahead', 'daily_limit_reached', 'weekly_limit_reached'],
+    },
+    message: { type: 'string' },
+    startsAt: dateTime,
+    bookingId: { type: 'string', description: 'slot_taken, buffer_conflict: the booking in the way.' },
+    holdId: { type: 'string', description: 'slot_taken, buffer_conflict: the live hold in the way.' },
+    heldByCaller: { type: 'boolean', description: 'Whether that hold is the caller’s (confirm it to book the time).' },
+    earliestStartsAt: { ...dateTime, description: 'notice_too_short: the earliest start the notice allows now.' },
+    latestStartsAt: { ...dateTime, description: 'too_far_ahead: the latest start the advance allows now.' },
+    limit: { type: 'integer' },
+    date: { type: 'string', description: 'daily_limit_reached: the agent’s local date.' },
+    weekOf: { type: 'string', description: 'weekly_limit_reached: the local Monday of the week.' },
+  },
+} as const;
+
+export const slotCheckRoute = {
+  operationId: 'checkSlot',
+  summary: 'Why not this slot: what keeps [startsAt, endsAt) on an agent’s calendar from being taken by the caller',
+  description:
+    'Every reason a booking of exactly this range by the caller would be refused now, in the order the writers refuse by (at most ' +
+    `${L.maxReasons}), each with its cause: the booking or live hold in the way (\`slot_taken\`), a buffer (\`buffer_conflict\`), the working hours, ` +
+    'the minimum notice, the maximum advance, the daily or weekly limit. `available` is true when there is none. The agent’s rules bind the ' +
+    'caller unless the calendar is its own (and it does not enforce them on itself). An agent that does not share its free/busy with the ' +
+    'caller, or does not exist, is 403 `forbidden` (the same answer for both, as for `GET /api/availability`). The same evaluation as the writers.',
+  tags: ['availability'],
+  security: SECURITY.agent,
+  querystring: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['startsAt', 'endsAt'],
+    properties: {
+      agent: { type: 'string', minLength: 1, maxLength: SCHEDULING_LIMITS.agentIdMaxLength, description: 'The calendar; the caller’s own when absent.' },
+      startsAt: { ...dateTime, description: 'The first instant of the candidate slot, with an offset.', examples: ['2031-03-04T18:00:00Z'] },
+      endsAt: { ...dateTime, description: 'The instant the candidate slot ends (not included); after startsAt.', examples: ['2031-03-04T18:30:00Z'] },
+    },
+    examples: [{ agent: '4f8c2a8e-1d3b-4c5a-9e7f-2b6d8a0c1e34', startsAt: '2031-03-04T18:00:00Z', endsAt: '2031-03-04T18:30:00Z' }],
+  },
+  response: {
+    200: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['agentId', 'startsAt', 'endsAt', 'available', 'reasons'],
+      properties: {
+        agentId: { type: 'string' },
+        startsAt: dateTime,
+        endsAt: dateTime,
+        available: { type: 'boolean' },
+        reasons: { type: 'array', maxItems: L.maxReasons, items: slotReason },
+      },
+      examples: [
+        {
+          agentId: '4f8c2a8e-1d3b-4c5a-9e7f-2b6d8a0c1e34',
+          startsAt: '2031-03-04T18:00:00.000Z',
+          endsAt: '2031-03-04T18:30:00.000Z',
+          available: false,
+          reasons: [
+            { code: 'outside_working_hours', startsAt: '2031-03-04T18:00:00.000Z', message: 'the slot starting 2031-03-04T18:00:00.000Z is outside the working hours' },
+            { code: 'daily_limit_reached', startsAt: '2031-03-04T18:00:00.000Z', limit: 6, date: '2031-03-04', message: 'the limit of 6 bookings on 2031-03-04 (local date) is reached' },
+          ],
+        },
+      ],
+    },
+    ...errorResponses(400, 401, 403),
+  },
+} as const;

@@ -1,7 +1,7 @@
 import { Check, Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Agent } from '../../agents/index.js';
 
-export const BOOKING_EVENT_TYPES = ['booking.created', 'booking.cancelled', 'booking.transferred', 'booking.reminder'] as const;
+export const BOOKING_EVENT_TYPES = ['booking.created', 'booking.cancelled', 'booking.transferred', 'booking.reminder', 'booking.rescheduled'] as const;
 export type BookingEventType = (typeof BOOKING_EVENT_TYPES)[number];
 
 /**
@@ -12,7 +12,7 @@ export type BookingEventType = (typeof BOOKING_EVENT_TYPES)[number];
 @Entity({ tableName: 'booking_events' })
 @Check({
   name: 'booking_events_type_check',
-  expression: `"type" in ('booking.created', 'booking.cancelled', 'booking.transferred', 'booking.reminder')`,
+  expression: `"type" in (${BOOKING_EVENT_TYPES.map((type) => `'${type}'`).join(', ')})`,
 })
 @Index({ name: 'booking_events_agent_idx', properties: ['agent', 'id'] })
 export class BookingEvent {
@@ -32,6 +32,10 @@ export class BookingEvent {
   /** The booking as a BookingItem at the time of the event. */
   @Property({ type: 'json', columnType: 'jsonb' })
   booking!: Record<string, unknown>;
+
+  /** booking.rescheduled: the range before the move (`{bookingId, startsAt, endsAt, version}`). */
+  @Property({ type: 'json', columnType: 'jsonb', nullable: true })
+  previous: Record<string, unknown> | null = null;
 
   @Property({ type: 'Date', columnType: 'timestamptz' })
   createdAt!: Date;

@@ -14,6 +14,21 @@ export interface BookingEventsContext extends PlatformContext {
   };
 }
 
+@ObjectType('PreviousRange', { simpleResolvers: true, description: 'A booking before it was rescheduled (for one occurrence: the series it left).' })
+export class PreviousRangeNode {
+  @Field(() => ID)
+  bookingId!: string;
+
+  @Field(() => Date)
+  startsAt!: string;
+
+  @Field(() => Date)
+  endsAt!: string;
+
+  @Field(() => Int, { description: 'Its version before the move.' })
+  version!: number;
+}
+
 @ObjectType('BookingEvent', { simpleResolvers: true, description: 'Something that happened to one of your bookings.' })
 export class BookingEventNode {
   @Field({ description: 'Monotonically increasing; pass it as `after` to resume without gap or duplicate.' })
@@ -22,7 +37,7 @@ export class BookingEventNode {
   @Field(() => ID, { description: 'The webhook-id of the same event (`evt_<cursor>`).' })
   id!: string;
 
-  @Field({ description: 'booking.created, booking.cancelled, booking.transferred or booking.reminder' })
+  @Field({ description: 'booking.created, booking.cancelled, booking.transferred, booking.reminder or booking.rescheduled' })
   type!: string;
 
   @Field(() => Date)
@@ -30,6 +45,9 @@ export class BookingEventNode {
 
   @Field(() => BookingNode)
   booking!: BookingNode;
+
+  @Field(() => PreviousRangeNode, { nullable: true, description: 'booking.rescheduled: where the booking was before the move.' })
+  previous!: PreviousRangeNode | null;
 }
 
 @Resolver(() => BookingEventNode)
@@ -68,6 +86,7 @@ export class BookingEventResolver {
       type: event.type,
       createdAt: event.createdAt,
       booking: BookingNode.from(event.booking),
+      previous: event.previous && Object.assign(new PreviousRangeNode(), event.previous),
     });
   }
 }

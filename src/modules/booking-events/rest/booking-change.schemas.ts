@@ -1,6 +1,6 @@
 import { errorBody, errorResponses } from '../../../platform/http/error-schemas.js';
 import { SECURITY } from '../../../platform/http/openapi.js';
-import { bookingItemSchema } from '../../bookings/index.js';
+import { fullBookingItemSchema } from '../../bookings/index.js';
 import { CHANGE_FEED_LIMITS, EVENT_CURSOR } from '../change-feed.service.js';
 
 const cursor = { type: 'string', pattern: EVENT_CURSOR.pattern, maxLength: 18 } as const;
@@ -14,6 +14,7 @@ const exampleBooking = {
   rrule: null,
   warningSentAt: null,
   createdAt: '2031-05-01T09:12:44.310Z',
+  version: 1,
 } as const;
 
 const bookingChange = {
@@ -26,7 +27,7 @@ const bookingChange = {
     type: { type: 'string', description: 'booking.created, booking.cancelled, booking.transferred, booking.reminder, or any type the log holds' },
     occurredAt: { type: 'string', format: 'date-time' },
     agentId: { type: 'string', description: 'Whose calendar it happened on (several in a family feed).' },
-    booking: { anyOf: [bookingItemSchema, { type: 'null' }], description: 'The booking as it is now; a cancelled one stays (`status: cancelled`).' },
+    booking: { anyOf: [fullBookingItemSchema, { type: 'null' }], description: 'The booking as it is now; a cancelled one stays (`status: cancelled`).' },
     deleted: {
       anyOf: [
         {

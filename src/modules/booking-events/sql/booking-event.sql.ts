@@ -1,5 +1,5 @@
 import { namedStatement } from '../../../platform/db/statements.js';
-import type { BookingItem } from '../../bookings/index.js';
+import type { BookingItem, PreviousRange } from '../../bookings/index.js';
 import type { BookingEventType } from '../entities/booking-event.entity.js';
 
 export interface BookingEventRow {
@@ -7,6 +7,7 @@ export interface BookingEventRow {
   agent_id: string;
   type: BookingEventType;
   booking: BookingItem;
+  previous: PreviousRange | null;
   created_at: Date | string;
 }
 
@@ -17,7 +18,7 @@ export interface BookingEventRow {
  */
 export const EVENTS_AFTER = namedStatement<[agentId: string, after: string, limit: number], BookingEventRow>(
   'booking_events_after',
-  `select e.id::text as id, e.agent_id, e.type, e.booking, e.created_at from booking_events e
+  `select e.id::text as id, e.agent_id, e.type, e.booking, e.previous, e.created_at from booking_events e
     where e.agent_id = $1 and e.id > $2::bigint
     order by e.id
     limit $3`,

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Check, Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { Agent } from '../../agents/index.js';
+import { Hold } from './hold.entity.js';
 
-export type BookingStatus = 'confirmed' | 'cancelled';
+/** A row's status: the seed's two, and `held` for a hold's booking (holds module) until it is confirmed. */
+export type BookingStatus = 'confirmed' | 'cancelled' | 'held';
 
 /**
  * A time range on an agent's calendar, half-open `[startsAt, endsAt)`. With an `rrule` it is the
@@ -10,7 +12,9 @@ export type BookingStatus = 'confirmed' | 'cancelled';
  */
 @Entity({ tableName: 'bookings' })
 @Check({ name: 'bookings_range_check', expression: 'ends_at > starts_at' })
-@Check({ name: 'bookings_status_check', expression: `"status" in ('confirmed', 'cancelled')` })
+@Check({ name: 'bookings_status_check', expression: `"status" in ('confirmed', 'cancelled', 'held')` })
+@Check({ name: 'bookings_held_check', expression: `"status" <> 'held' or hold_id is not null` })
+@Index({ name: 'bookings_hold_idx', expression: 'create index bookings_hold_idx on bookings (hold_id) where hold_id is not null' })
 @Index({ name: 'bookings_agent_starts_idx', properties: ['agent', 'startsAt', 'id'] })
 // The booking cap counts an agent's confirmed bookings whose last slot has not ended (a bounded range scan).
 @Index({
@@ -70,4 +74,12 @@ export class Booking {
    */
   @Property({ type: 'Date', columnType: 'timestamptz', nullable: true })
   liveUntil: Date | null = null;
+
+  /** Raised by a trigger whenever the booking changes (sql/booking-version.trigger.ts); reschedule's concurrency check. */
+  @Property({ type: 'integer', default: 1 })
+  version: number = 1;
+
+  /** The hold this booking is (status `held`) or came from (confirmed). */
+  @ManyToOne(() => Hold, { nullable: true, deleteRule: 'set null', fieldName: 'hold_id' })
+  hold: Hold | null = null;
 }

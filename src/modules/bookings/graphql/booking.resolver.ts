@@ -9,7 +9,9 @@ import {
   BookingNode,
   BookingPreview,
   CreateBookingInput,
+  CreateGroupBookingInput,
   FreeBusy,
+  RescheduleBookingInput,
   SlotNode,
 } from './booking.types.js';
 import type { AgentsContext } from '../../agents/index.js';
@@ -105,6 +107,36 @@ export class BookingResolver {
   async createBooking(@Arg('input') input: CreateBookingInput, @Ctx() ctx: AgentsContext): Promise<BookingNode> {
     const actor = await ctx.actor();
     return BookingNode.from(await this.calendar.create(actor, input));
+  }
+
+  @Directive(listSize({ assumedSize: BOOKING_LIMITS.groupMaxAgents }))
+  @Mutation(() => [BookingNode], {
+    description:
+      `Books the same slot on several calendars the caller may act for (its own and its children’s; at most ${BOOKING_LIMITS.groupMaxAgents}), ` +
+      'all or none, under each calendar’s rules, with one booking.created event per calendar. Answers the bookings in agent id order.',
+  })
+  async createGroupBooking(@Arg('input') input: CreateGroupBookingInput, @Ctx() ctx: AgentsContext): Promise<BookingNode[]> {
+    const actor = await ctx.actor();
+    return (await this.calendar.createGroup(actor, input)).map(BookingNode.from);
+  }
+
+  @Mutation(() => BookingNode, {
+    description:
+      'Moves a booking to a new range keeping its id, under every rule a create by the caller faces; with `expectedVersion` only that version. ' +
+      'One booking.rescheduled event carries the range before. For `occurrence` and `following`, answers the new booking.',
+  })
+  async rescheduleBooking(@Arg('input') input: RescheduleBookingInput, @Ctx() ctx: AgentsContext): Promise<BookingNode> {
+    const actor = await ctx.actor();
+    return BookingNode.from(
+      await this.calendar.reschedule(actor, {
+        bookingId: input.id,
+        startsAt: input.startsAt,
+        endsAt: input.endsAt,
+        scope: input.scope ?? undefined,
+        occurrenceStartsAt: input.occurrenceStartsAt ?? undefined,
+        expectedVersion: input.expectedVersion ?? undefined,
+      }),
+    );
   }
 
   @Mutation(() => BookingNode, { description: 'Soft-cancels a booking (idempotent); the row is kept.' })

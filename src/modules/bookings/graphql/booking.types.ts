@@ -1,4 +1,4 @@
-import { Directive, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Directive, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { BOOKING_FIELDS, type BookingItem } from '../booking.shape.js';
 import { BOOKING_LIMITS, FREE_BUSY_LIMITS } from '../booking.service.js';
 import type { Slot } from '../recurrence.js';
@@ -23,7 +23,7 @@ export class BookingNode extends BookingItemProperties {
 
 // The item's fields, declared from the shape (booking.shape.ts) as the REST schema and SQL are: times are the
 // item's ISO strings, which the DateTimeISO scalar passes through as they are.
-const GRAPHQL_TYPE = { id: () => ID, text: () => String, status: () => String, instant: () => Date } as const;
+const GRAPHQL_TYPE = { id: () => ID, text: () => String, status: () => String, instant: () => Date, integer: () => Int } as const;
 for (const field of BOOKING_FIELDS) {
   const description = 'description' in field ? field.description : undefined;
   Field(GRAPHQL_TYPE[field.kind], { nullable: field.nullable, ...(description ? { description } : {}) })(BookingNode.prototype, field.name);
@@ -137,4 +137,48 @@ export class BookedSlotNode {
 
   @Field(() => BookingNode, { description: 'For a series, its first occurrence and rule; cancelOccurrence takes this id and the slot’s startsAt.' })
   booking!: BookingNode;
+}
+
+@InputType()
+export class CreateGroupBookingInput {
+  @Field(() => [ID], { description: `The calendars (1 to ${BOOKING_LIMITS.groupMaxAgents}): the caller’s own and its children’s.` })
+  agentIds!: string[];
+
+  @Field()
+  startsAt!: Date;
+
+  @Field()
+  endsAt!: Date;
+}
+
+/** What a reschedule moves, spelt as REST and MCP spell it (reschedule.ts). */
+export enum RescheduleScopeValue {
+  series = 'series',
+  occurrence = 'occurrence',
+  following = 'following',
+}
+registerEnumType(RescheduleScopeValue, { name: 'RescheduleScope', description: 'What a reschedule of a recurring booking moves.' });
+
+@InputType()
+export class RescheduleBookingInput {
+  @Field(() => ID)
+  id!: string;
+
+  @Field({ description: 'The new start (for a series: of its first occurrence, or of the moved one).' })
+  startsAt!: Date;
+
+  @Field()
+  endsAt!: Date;
+
+  @Field(() => RescheduleScopeValue, {
+    nullable: true,
+    description: 'A recurring booking: `series` (the default: the whole series), `occurrence` (one, which becomes a booking of its own) or `following` (this and following).',
+  })
+  scope?: RescheduleScopeValue | null;
+
+  @Field({ nullable: true, description: 'With `occurrence` and `following`: the start of the occurrence to move.' })
+  occurrenceStartsAt?: Date;
+
+  @Field(() => Int, { nullable: true, description: 'Move only this version (Booking.version); another is `version_mismatch`.' })
+  expectedVersion?: number | null;
 }

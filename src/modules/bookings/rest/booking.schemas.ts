@@ -51,7 +51,9 @@ const FIELD_SCHEMAS = {
   agentId: { type: 'string', minLength: 1, maxLength: BOOKING_LIMITS.agentIdMaxLength },
   status: { type: 'string', enum: BOOKING_STATUSES },
 } as const;
-const KIND_SCHEMAS = { id: { type: 'string' }, text: { type: 'string' }, status: { type: 'string' }, instant: dateTime } as const;
+const KIND_SCHEMAS = { id: { type: 'string' }, text: { type: 'string' }, status: { type: 'string' }, instant: dateTime, integer: { type: 'integer' } } as const;
+/** The fields of seed 000's BookingItem (the REST body admits no other). */
+const SEED_FIELDS = BOOKING_FIELDS.filter((field) => !('beyondSeed' in field && field.beyondSeed));
 
 const FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   agentId: 'Whose calendar holds it.',
@@ -62,7 +64,7 @@ const FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
 };
 
 function fieldSchema(field: (typeof BOOKING_FIELDS)[number]) {
-  const known = (FIELD_SCHEMAS as Record<string, { type: string }>)[field.name] ?? KIND_SCHEMAS[field.kind];
+  const known: { type: string } = (FIELD_SCHEMAS as Record<string, { type: string }>)[field.name] ?? KIND_SCHEMAS[field.kind];
   const schema = FIELD_DESCRIPTIONS[field.name] ? { ...known, description: FIELD_DESCRIPTIONS[field.name] } : known;
   return field.nullable ? { ...schema, type: [schema.type, 'null'] } : schema;
 }
@@ -74,9 +76,21 @@ function fieldSchema(field: (typeof BOOKING_FIELDS)[number]) {
 export const bookingItem = {
   type: 'object',
   additionalProperties: false,
+  required: SEED_FIELDS.filter((field) => !('optionalInSeed' in field && field.optionalInSeed)).map((field) => field.name),
+  properties: Object.fromEntries(SEED_FIELDS.map((field) => [field.name, fieldSchema(field)])),
+  examples: [exampleBooking],
+} as const;
+
+/**
+ * The booking with every field of the shape, `version` included: for answers seed 000 does not shape (the
+ * change feed), whose clients keep a copy and need the version a reschedule's If-Match names.
+ */
+export const fullBookingItem = {
+  type: 'object',
+  additionalProperties: false,
   required: BOOKING_FIELDS.filter((field) => !('optionalInSeed' in field && field.optionalInSeed)).map((field) => field.name),
   properties: Object.fromEntries(BOOKING_FIELDS.map((field) => [field.name, fieldSchema(field)])),
-  examples: [exampleBooking],
+  examples: [{ ...exampleBooking, version: 1 }],
 } as const;
 
 const limit = (defaultValue: number, items: string) =>
@@ -93,6 +107,19 @@ const idempotencyHeader = {
   properties: { 'idempotency-key': idempotencyKeyHeader },
 } as const;
 
+/** A single booking's version, which seed 000's body has no room for: the strong ETag `"<version>"`. */
+const ETAG_HEADER = {
+  ETag: { type: 'string', description: 'The booking’s version as a strong entity tag, `"<version>"`: send it back as If-Match to reschedule only that version.' },
+} as const;
+
+/** Codes a write on a calendar with rules may answer 409 with (see the README, scheduling rules). */
+const RULE_REFUSALS =
+  '409 `slot_taken` (a booking or a live hold overlaps), `buffer_conflict` (only a buffer overlaps), and, when the calendar’s rules bind the caller ' +
+  '(another agent’s calendar, or the caller’s own with `enforceOnOwnBookings`): `outside_working_hours`, `notice_too_short`, `too_far_ahead`, ' +
+  '`daily_limit_reached`, `weekly_limit_reached`. The message names what is in the way.';
+
+const SLOT_EXAMPLE = { startsAt: '2031-03-04T10:00:00Z', endsAt: '2031-03-04T10:30:00Z' } as const;
+
 export const createBookingRoute = {
   operationId: 'createBooking',
   summary: 'Create a booking on the caller’s calendar',
@@ -100,12 +127,96 @@ export const createBookingRoute = {
     'Books [startsAt, endsAt) on the caller’s calendar, confirmed at once. A slot that overlaps one of the caller’s confirmed bookings ' +
     '(or an occurrence of a series) is 409 `slot_taken`: the database’s exclusion constraint decides, races included. ' +
     'Past BOOKING_CAP live bookings (a booking counts until it has ended) the answer is 429 `booking_cap_reached`. ' +
-    'Subscribers of the caller’s booking events get `booking.created`. Answers the booking in UTC.',
+    'Subscribers of the caller’s booking events get `booking.created`. Answers the booking in UTC, its version as the ETag. ' +
+    `An agent without rules is bound by overlaps only. ${RULE_REFUSALS}`,
   tags: ['scheduling'],
   security: SECURITY.agent,
   headers: idempotencyHeader,
   body: bookingCreateBody,
-  response: { 201: { ...bookingItem, description: 'The booking, confirmed' }, ...errorResponses(400, 401, 403, 409, 429) },
+  response: { 201: { ...bookingItem, description: 'The booking, confirmed', headers: ETAG_HEADER }, ...errorResponses(400, 401, 403, 409, 429) },
+} as const;
+
+export const getBookingRoute = {
+  operationId: 'getBooking',
+  summary: 'One of the caller’s bookings, with its version as the ETag',
+  description:
+    'The booking as it is now, its version as a strong ETag (`"<version>"`, raised by every reschedule): send it back as `If-Match` to reschedule ' +
+    'only that version. Only the owner may read it (403 `forbidden`); an unknown id is 404 `not_found`.',
+  tags: ['scheduling'],
+  security: SECURITY.agent,
+  params: idParams,
+  response: { 200: { ...bookingItem, headers: ETAG_HEADER }, ...errorResponses(401, 403, 404) },
+} as const;
+
+export const createGroupBookingRoute = {
+  operationId: 'createGroupBooking',
+  summary: 'Book the same slot on several calendars, all or none',
+  description:
+    `One booking per calendar of \`agentIds\` (1 to ${BOOKING_LIMITS.groupMaxAgents}; the caller’s own and its children’s, else 403), ` +
+    'in one transaction, with one booking.created event per calendar; nothing is written if any calendar refuses. Each calendar’s rules bind ' +
+    `the caller unless it is the caller’s own calendar (and it does not enforce them on itself). ${RULE_REFUSALS} ` +
+    'A repeat with the same Idempotency-Key and body answers the first result.',
+  tags: ['scheduling'],
+  security: SECURITY.agent,
+  headers: idempotencyHeader,
+  body: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['agentIds', 'startsAt', 'endsAt'],
+    properties: {
+      agentIds: {
+        type: 'array',
+        minItems: 1,
+        maxItems: BOOKING_LIMITS.groupMaxAgents,
+        items: { type: 'string', minLength: 1, maxLength: BOOKING_LIMITS.agentIdMaxLength },
+        description: 'The calendars: the caller’s own and its children’s.',
+      },
+      startsAt: dateTime,
+      endsAt: dateTime,
+    },
+    examples: [{ agentIds: ['4f8c2a8e-1d3b-4c5a-9e7f-2b6d8a0c1e34', 'b71e0d92-5a4f-4e3b-8c1d-6f2a9e8b7c05'], ...SLOT_EXAMPLE }],
+  },
+  response: {
+    201: {
+      description: 'The bookings, in agent id order',
+      type: 'object',
+      additionalProperties: false,
+      required: ['items'],
+      properties: { items: { type: 'array', items: bookingItem } },
+    },
+    ...errorResponses(400, 401, 403, 409, 429),
+  },
+} as const;
+
+export const rescheduleBookingRoute = {
+  operationId: 'rescheduleBooking',
+  summary: 'Move a booking to a new range, keeping its id',
+  description:
+    'Under every rule a create on that calendar by the caller faces; the booking keeps its id and its version rises. With `If-Match: "<version>"` ' +
+    '(the ETag of the booking) only that version is moved: another is 412 `version_mismatch`. A recurring booking moves as a whole (`scope` ' +
+    '`series`, the default: EXDATEs move with it), or one occurrence leaves the series as a booking of its own (`occurrence`), or the series ' +
+    'is split there (`following`: a new series from the new range); those two answer the new booking. One booking.rescheduled event carries ' +
+    `\`data.previous\`, the range before. ${RULE_REFUSALS}`,
+  tags: ['scheduling'],
+  security: SECURITY.agent,
+  params: idParams,
+  headers: {
+    type: 'object',
+    properties: { 'if-match': { type: 'string', maxLength: 100, description: 'The ETag of the version to move (`"3"`), or `*`.' } },
+  },
+  body: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['startsAt', 'endsAt'],
+    properties: {
+      startsAt: dateTime,
+      endsAt: dateTime,
+      scope: { type: 'string', enum: ['series', 'occurrence', 'following'], description: 'For a recurring booking; `series` when absent.' },
+      occurrenceStartsAt: { ...dateTime, description: 'With `occurrence` and `following`: the start of the occurrence to move.' },
+    },
+    examples: [SLOT_EXAMPLE, { startsAt: '2031-03-11T11:00:00Z', endsAt: '2031-03-11T11:30:00Z', scope: 'occurrence', occurrenceStartsAt: '2031-03-11T10:00:00Z' }],
+  },
+  response: { 200: { ...bookingItem, headers: ETAG_HEADER }, ...errorResponses(400, 401, 403, 404, 409, 412) },
 } as const;
 
 export const listBookingsRoute = {

@@ -1,7 +1,8 @@
 import { namedStatement } from '../../../platform/db/statements.js';
 import { bookingColumns, type BookingItem, type BookingRow } from '../booking.shape.js';
+import type { Refusal } from '../../availability-rules/index.js';
 import type { StoredOutcome } from '../idempotency.js';
-import type { WrittenEvents } from '../committed-events.js';
+import type { PreviousRange, WrittenEvents } from '../committed-events.js';
 
 const BOOKING_COLUMNS = bookingColumns();
 
@@ -9,7 +10,8 @@ const BOOKING_COLUMNS = bookingColumns();
 export type CreateBookingOutcome =
   | ({ booking: BookingItem } & WrittenEvents)
   | { replay: StoredOutcome<BookingItem> }
-  | { refused: 'booking_cap_reached' }
+  | { refused: Refusal }
+  | { capReached: true }
   | { conflict: true };
 
 /**
@@ -36,6 +38,64 @@ export const CREATE_BOOKING = namedStatement<
                          $9::timestamptz, $10::timestamptz) as outcome`,
 );
 
+/** What `create_group_booking` answers: one booking and one event per calendar, or why nothing was written. */
+export type CreateGroupBookingOutcome =
+  | ({ bookings: BookingItem[] } & WrittenEvents)
+  | { replay: StoredOutcome<BookingItem[]> }
+  | { forbidden: string[] }
+  | { capReached: string }
+  | { refused: Refusal }
+  | { conflict: true };
+
+/** A meeting on several calendars in one round trip (`create_group_booking`). */
+export const CREATE_GROUP_BOOKING = namedStatement<
+  [actorId: string, agentIds: string[], startsAt: Date, endsAt: Date, cap: number, key: string | null, requestHash: string | null, keyValidAfter: Date, at: Date],
+  { outcome: CreateGroupBookingOutcome }
+>(
+  'create_group_booking',
+  `select create_group_booking($1::uuid, $2::uuid[], $3::timestamptz, $4::timestamptz, $5::int, $6::text, $7::text, $8::timestamptz,
+                               $9::timestamptz) as outcome`,
+);
+
+/** What `reschedule_booking` answers. */
+export type RescheduleBookingOutcome =
+  | { missing: true }
+  | { forbidden: true }
+  | { notConfirmed: string }
+  | { versionMismatch: number }
+  | { refused: Refusal }
+  | ({ booking: BookingItem; previous: PreviousRange } & WrittenEvents);
+
+/** A reschedule in one round trip (`reschedule_booking`), its slots planned by the service. */
+export const RESCHEDULE_BOOKING = namedStatement<
+  [
+    actorId: string,
+    bookingId: string,
+    expectedVersion: number | null,
+    scope: 'series' | 'occurrence' | 'following',
+    occurrence: Date | null,
+    startsAt: Date,
+    endsAt: Date,
+    rrule: string | null,
+    exdates: string,
+    slots: string,
+    keptRrule: string | null,
+    keptExdates: string | null,
+    at: Date,
+  ],
+  { outcome: RescheduleBookingOutcome }
+>(
+  'reschedule_booking',
+  `select reschedule_booking($1::uuid, $2::uuid, $3::int, $4::text, $5::timestamptz, $6::timestamptz, $7::timestamptz, $8::text, $9::jsonb,
+                             $10::jsonb, $11::text, $12::jsonb, $13::timestamptz) as outcome`,
+);
+
+/** A booking as the reschedule plan needs it: its range, rule and removed occurrences, and its version. */
+export const BOOKING_SERIES = namedStatement<
+  [bookingId: string],
+  BookingRow & { exdates: string[] }
+>('booking_series', `select ${BOOKING_COLUMNS}, exdates from bookings where id = $1::uuid`);
+
 /** What `cancel_booking` answers. */
 export type CancelBookingOutcome = { missing: true } | { forbidden: true } | ({ booking: BookingItem } & Partial<WrittenEvents>);
 
@@ -54,19 +114,27 @@ export const SEND_BOOKING_REMINDER = namedStatement<[bookingId: string, at: Date
 /** One booking by id, in the shape's columns. */
 export const BOOKING_BY_ID = namedStatement<[bookingId: string], BookingRow>('booking_by_id', `select ${BOOKING_COLUMNS} from bookings where id = $1::uuid`);
 
-/** The agent's slots overlapping [from, to) through the exclusion constraint's range index (`freeBusy`). */
-export const SLOTS_IN_WINDOW = namedStatement<[agentId: string, from: Date, to: Date, limit: number], { starts_at: Date | string; ends_at: Date | string }>(
+/**
+ * A slot of the agent `$1` overlapping `range` (an expression), through the exclusion constraint's GiST index: a slot's
+ * blocked range contains it, so the index condition on the blocked range is followed by the slot's own.
+ */
+const slotOverlaps = (alias: string, range: string) =>
+  `${alias}.agent_id = $1 and tstzrange(${alias}.blocked_from, ${alias}.blocked_until, '[)') && ${range} and tstzrange(${alias}.starts_at, ${alias}.ends_at, '[)') && ${range}`;
+
+/** The agent's live slots (bookings and live holds) overlapping [from, to) (`freeBusy`). */
+export const SLOTS_IN_WINDOW = namedStatement<[agentId: string, from: Date, to: Date, limit: number, now: Date], { starts_at: Date | string; ends_at: Date | string }>(
   'slots_in_window',
-  `select starts_at, ends_at from booking_slots
-    where agent_id = $1 and tstzrange(starts_at, ends_at, '[)') && tstzrange($2::timestamptz, $3::timestamptz, '[)')
-    order by starts_at
+  `select s.starts_at, s.ends_at from booking_slots s
+    where ${slotOverlaps('s', "tstzrange($2::timestamptz, $3::timestamptz, '[)')")} and slot_is_live(s.hold_id, $5::timestamptz)
+    order by s.starts_at
     limit $4`,
   { servedByReplica: true },
 );
 
 /**
- * The live occurrences (slots) inside [from, to) with the booking each belongs to, found through the
- * exclusion constraint's range index as `freeBusy` is; one row past the bound says the window is too full.
+ * The live occurrences (slots) of bookings inside [from, to) with the booking each belongs to, found through the
+ * exclusion constraint's range index as `freeBusy` is; one row past the bound says the window is too full. Holds
+ * are not bookings yet: they have a list of their own.
  */
 export const BOOKED_SLOTS = namedStatement<
   [agentId: string, from: Date, to: Date, limit: number],
@@ -75,7 +143,7 @@ export const BOOKED_SLOTS = namedStatement<
   'booked_slots',
   `select s.starts_at as slot_starts_at, s.ends_at as slot_ends_at, ${bookingColumns('b')}
      from booking_slots s join bookings b on b.id = s.booking_id
-    where s.agent_id = $1 and tstzrange(s.starts_at, s.ends_at, '[)') && tstzrange($2::timestamptz, $3::timestamptz, '[)')
+    where ${slotOverlaps('s', "tstzrange($2::timestamptz, $3::timestamptz, '[)')")} and s.hold_id is null
     order by s.starts_at, s.booking_id
     limit $4`,
   { servedByReplica: true },
@@ -93,7 +161,7 @@ export const BOOKINGS_OVERLAPPING = namedStatement<
   'bookings_overlapping',
   `with window_rows as materialized (
      select ${BOOKING_COLUMNS} from bookings
-      where agent_id = $1 and tstzrange(starts_at, ends_at, '[)') && tstzrange($2::timestamptz, $3::timestamptz, '[)')
+      where agent_id = $1 and tstzrange(starts_at, ends_at, '[)') && tstzrange($2::timestamptz, $3::timestamptz, '[)') and status <> 'held'
    )
    select * from window_rows
     where $4::timestamptz is null or (starts_at, id) > ($4::timestamptz, $5::uuid)
@@ -113,7 +181,7 @@ export const BOOKINGS_FROM_START = namedStatement<
 >(
   'bookings_from_start',
   `select ${BOOKING_COLUMNS} from bookings
-    where agent_id = $1
+    where agent_id = $1 and status <> 'held'
       and starts_at < coalesce($2::timestamptz, 'infinity')
       and (starts_at, id) > (coalesce($3::timestamptz, '-infinity'), coalesce($4::uuid, '00000000-0000-0000-0000-000000000000'))
     order by starts_at, id
@@ -121,12 +189,18 @@ export const BOOKINGS_FROM_START = namedStatement<
   { servedByReplica: true },
 );
 
-/** A planned booking's occurrences, as `previewBooking` checks them against the calendar. */
-const PLANNED_OCCURRENCES = `jsonb_to_recordset($2::jsonb) as o(starts_at timestamptz, ends_at timestamptz)`;
-const OVERLAPS_OCCURRENCE = `s.agent_id = $1 and tstzrange(s.starts_at, s.ends_at, '[)') && tstzrange(o.starts_at, o.ends_at, '[)')`;
+/**
+ * A planned booking's occurrences, as `previewBooking` checks them against the calendar: each widened by the agent's
+ * buffers (what it would block), against the live slots' blocked ranges, as the exclusion constraint compares them.
+ */
+const PLANNED_OCCURRENCES = `jsonb_to_recordset($2::jsonb) as o(starts_at timestamptz, ends_at timestamptz)
+   cross join (select make_interval(mins => coalesce(max(r.buffer_before_minutes), 0)) as before, make_interval(mins => coalesce(max(r.buffer_after_minutes), 0)) as after
+                 from availability_rules r where r.agent_id = $1) buffers`;
+const OVERLAPS_OCCURRENCE = `s.agent_id = $1 and tstzrange(s.blocked_from, s.blocked_until, '[)') && tstzrange(o.starts_at - buffers.before, o.ends_at + buffers.after, '[)')
+   and slot_is_live(s.hold_id, $3::timestamptz)`;
 
-/** The planned occurrences that some slot of the agent overlaps (at most one row per occurrence). */
-export const CLASHING_OCCURRENCES = namedStatement<[agentId: string, occurrences: string], { starts_at: Date; ends_at: Date }>(
+/** The planned occurrences that some live slot of the agent is in the way of (at most one row per occurrence). */
+export const CLASHING_OCCURRENCES = namedStatement<[agentId: string, occurrences: string, now: Date], { starts_at: Date; ends_at: Date }>(
   'clashing_occurrences',
   `select o.starts_at, o.ends_at from ${PLANNED_OCCURRENCES}
     where exists (select 1 from booking_slots s where ${OVERLAPS_OCCURRENCE})
@@ -134,15 +208,16 @@ export const CLASHING_OCCURRENCES = namedStatement<[agentId: string, occurrences
 );
 
 /**
- * The agent's bookings that overlap any planned occurrence, earliest first, stopping at the limit: a
- * long series over a busy calendar can touch hundreds of bookings, and the answer lists only the first.
+ * The agent's bookings in the way of any planned occurrence, earliest first, stopping at the limit: a long series over
+ * a busy calendar can touch hundreds of bookings, and the answer lists only the first. Holds in the way clash
+ * (CLASHING_OCCURRENCES) but are not bookings to list.
  */
-export const CONFLICTING_BOOKINGS = namedStatement<[agentId: string, occurrences: string, limit: number], BookingRow>(
+export const CONFLICTING_BOOKINGS = namedStatement<[agentId: string, occurrences: string, now: Date, limit: number], BookingRow>(
   'conflicting_bookings',
   `select ${BOOKING_COLUMNS} from bookings
-    where id in (select s.booking_id from ${PLANNED_OCCURRENCES} join booking_slots s on ${OVERLAPS_OCCURRENCE})
+    where id in (select s.booking_id from ${PLANNED_OCCURRENCES} join booking_slots s on ${OVERLAPS_OCCURRENCE} and s.hold_id is null)
     order by starts_at, id
-    limit $3`,
+    limit $4`,
 );
 
 /** Confirmed bookings whose reminder is due (the sweep), over the partial `bookings_reminder_due_idx`. */

@@ -25,7 +25,8 @@ export const proposalCreateBody = {
   additionalProperties: false,
   required: ['targetAgentId', 'startsAt', 'endsAt'],
   properties: {
-    targetAgentId: { ...PROPOSAL_ARGUMENTS.targetAgentId, description: 'The agent asked to hand the slot over: the id of another existing agent (a UUID).' },
+    // Its description is the rule's noun phrase: a refusal says `must be <description>` (platform/http/validation.ts).
+    targetAgentId: PROPOSAL_ARGUMENTS.targetAgentId,
     startsAt: { ...dateTime, description: 'The first instant of the slot wanted, with an offset.' },
     endsAt: { ...dateTime, description: 'The instant it ends (not included); after startsAt.' },
   },

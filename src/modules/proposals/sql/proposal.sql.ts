@@ -2,6 +2,7 @@ import { namedStatement } from '../../../platform/db/statements.js';
 import type { WrittenEvents } from '../../bookings/index.js';
 import type { BookingItem } from '../../bookings/index.js';
 import type { ProposalStatus } from '../entities/proposal.entity.js';
+import type { Refusal } from '../../availability-rules/index.js';
 
 export interface ProposalRow {
   id: string;
@@ -19,6 +20,8 @@ export type AcceptProposalOutcome =
   | { missing: true }
   | { forbidden: true }
   | { notPending: ProposalStatus }
+  /** A rule of the target's (its hours, notice, advance) or of the proposer's, if it enforces them on itself. */
+  | { refused: Refusal }
   | ({ proposal: ProposalRow; booking: BookingItem } & WrittenEvents);
 
 /** Accepting in one round trip: about a dozen ORM statements (locks, update, lookup, moves, events) become one. */

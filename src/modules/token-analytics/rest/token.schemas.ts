@@ -6,7 +6,7 @@ const EXAMPLE_MINT = 'So11111111111111111111111111111111111111112';
 const mintParams = {
   type: 'object',
   required: ['mint'],
-  properties: { mint: { type: 'string', pattern: MINT.pattern, description: `The token: ${MINT.description} (Solana).`, examples: [EXAMPLE_MINT] } },
+  properties: { mint: { type: 'string', pattern: MINT.pattern, description: MINT.description, examples: [EXAMPLE_MINT] } },
 } as const;
 const errorBody = { type: 'object', properties: { error: { type: 'string' }, message: { type: 'string' } } } as const;
 const errors = {

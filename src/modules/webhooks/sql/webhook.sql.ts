@@ -1,5 +1,5 @@
 import { namedStatement } from '../../../platform/db/statements.js';
-import type { BookingItem } from '../../bookings/index.js';
+import type { BookingItem, PreviousRange } from '../../bookings/index.js';
 import type { DeliveryStatus } from '../entities/webhook.entity.js';
 
 export interface ClaimedDelivery {
@@ -13,6 +13,8 @@ export interface ClaimedDelivery {
   event_type: string;
   event_created_at: string;
   booking: BookingItem;
+  /** booking.rescheduled: the range before the move. */
+  previous: PreviousRange | null;
   /** The endpoint's previous event (`webhook-previous-cursor`); null for its first. */
   previous_event_id: string | null;
 }
@@ -27,7 +29,7 @@ export const CLAIM_DELIVERIES = namedStatement<
   ClaimedDelivery
 >(
   'claim_webhook_deliveries',
-  `select id, attempts, webhook_id, url, secret, webhook_disabled, event_id::text, event_type, event_created_at, booking,
+  `select id, attempts, webhook_id, url, secret, webhook_disabled, event_id::text, event_type, event_created_at, booking, previous,
           previous_event_id::text
      from claim_webhook_deliveries($1, $2, $3, $4::uuid, $5::uuid[], $6::uuid[], $7::int)`,
 );
