@@ -92,6 +92,6 @@ describe('clients that send their request slowly', () => {
       socket.on('close', () => resolve(received));
     });
     expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
-    expect(answer).toContain('{"data":{"__typename":"Query"}}');
+    expect(answer).toContain('{"data":{"__typename":"Query"}');
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { freePort } from '../../../src/platform/db/embedded-postgres.js';
 import { APP_MANIFEST } from '../../../src/platform/manifest.js';
 import { REQUEST_ID_ATTRIBUTE } from '../../../src/platform/tracing/tracing.js';
-import { createTestDatabase } from '../../harness.js';
+import { createTestDatabase, withoutCost } from '../../harness.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../../factories/otlp-receiver.js';
 import { errorLines, startServer, waitFor, type RunningServer } from '../../factories/server-process.js';
 import { eventually } from '../../factories/webhook-receiver.js';
@@ -88,7 +88,7 @@ describe('traces', () => {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({ query: 'query Me { me { id } }' }),
     });
-    expect(await me.json()).toEqual({ data: { me: { id: agentId } } });
+    expect(withoutCost(await me.json() as object)).toEqual({ data: { me: { id: agentId } } });
     const graphqlRequestId = me.headers.get('x-request-id');
     const graphqlServerSpan = await eventually(async () =>
       receiver.spans.find((span) => span.kind === SPAN_KIND_SERVER && span.attributes[REQUEST_ID_ATTRIBUTE] === graphqlRequestId),
@@ -104,7 +104,7 @@ describe('traces', () => {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({ query: 'query Me { me { id } }' }),
     });
-    expect(await compiledMe.json()).toEqual({ data: { me: { id: agentId } } });
+    expect(withoutCost(await compiledMe.json() as object)).toEqual({ data: { me: { id: agentId } } });
     const compiledRequestId = compiledMe.headers.get('x-request-id');
     const compiledServerSpan = await eventually(async () =>
       receiver.spans.find((span) => span.kind === SPAN_KIND_SERVER && span.attributes[REQUEST_ID_ATTRIBUTE] === compiledRequestId),

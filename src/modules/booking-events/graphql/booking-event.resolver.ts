@@ -1,4 +1,5 @@
-import { Arg, Ctx, Field, ID, Int, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Ctx, Directive, Field, ID, Int, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { listSize } from '../../../platform/graphql/directives.js';
 import { checkLimit } from '../../../platform/graphql/page-size.js';
 import type { PlatformContext } from '../../../platform/graphql/server.js';
 import { BookingNode, type BookingEventView } from '../../bookings/index.js';
@@ -62,6 +63,7 @@ export class BookingEventResolver {
       "`agentId`: a child's feed (a parent reads its children's); `family: true`: the caller's and its children's in one cursor order " +
       `(at most ${CHANGE_FEED_LIMITS.familyMaxAgents} agents, else \`limit_exceeded\`). A cursor older than the retention answers \`cursor_expired\`.`,
   })
+  @Directive(listSize({ slicingArguments: ['first'], sizedFields: ['changes'], requireOneSlicingArgument: false }))
   async bookingChanges(
     @Ctx() ctx: PlatformContext,
     @Arg('since', () => String, { nullable: true }) since?: string | null,
