@@ -17,6 +17,8 @@ export default {
     ],
   },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
+  // Through PgBouncer: `npm run test:pooler` (jest.pooler.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/pooler/'],
   globalSetup: '<rootDir>/test/global-setup.mjs',
   globalTeardown: '<rootDir>/test/global-teardown.mjs',
   testTimeout: 30000,

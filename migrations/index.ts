@@ -19,9 +19,12 @@ import { Migration20261125000000_booking_writers } from './Migration202611250000
 import { Migration20261126000000_agent_family_limits } from './Migration20261126000000_agent_family_limits.js';
 import { Migration20261126010000_sql_definitions } from './Migration20261126010000_sql_definitions.js';
 import { Migration20261126020000_live_booking_counts } from './Migration20261126020000_live_booking_counts.js';
+import { Migration20261126030000_consistency_tokens } from './Migration20261126030000_consistency_tokens.js';
 import { Migration20261126100000_one_booking_shape } from './Migration20261126100000_one_booking_shape.js';
 import { Migration20261126110000_availability_rules } from './Migration20261126110000_availability_rules.js';
 import { Migration20261126120000_buffers_holds_versions } from './Migration20261126120000_buffers_holds_versions.js';
+import { Migration20261126200000_booking_change_feed } from './Migration20261126200000_booking_change_feed.js';
+import { Migration20261126210000_rate_limits_unlogged } from './Migration20261126210000_rate_limits_unlogged.js';
 
 /**
  * Every migration, oldest first. Migrations are forward-only SQL read by a human before merge; the
@@ -52,7 +55,10 @@ export const migrations = [
   { name: 'Migration20261126000000_agent_family_limits', class: Migration20261126000000_agent_family_limits },
   { name: 'Migration20261126010000_sql_definitions', class: Migration20261126010000_sql_definitions },
   { name: 'Migration20261126020000_live_booking_counts', class: Migration20261126020000_live_booking_counts },
+  { name: 'Migration20261126030000_consistency_tokens', class: Migration20261126030000_consistency_tokens },
   { name: 'Migration20261126100000_one_booking_shape', class: Migration20261126100000_one_booking_shape },
   { name: 'Migration20261126110000_availability_rules', class: Migration20261126110000_availability_rules },
   { name: 'Migration20261126120000_buffers_holds_versions', class: Migration20261126120000_buffers_holds_versions },
+  { name: 'Migration20261126200000_booking_change_feed', class: Migration20261126200000_booking_change_feed },
+  { name: 'Migration20261126210000_rate_limits_unlogged', class: Migration20261126210000_rate_limits_unlogged },
 ];

@@ -62,6 +62,12 @@ create table booking_events (
   previous jsonb
 );
 
+create table booking_events_pruned (
+  agent_id uuid not null,
+  through bigint not null,
+  pruned_at timestamp with time zone not null
+);
+
 create table booking_slots (
   booking_id uuid not null,
   starts_at timestamp with time zone not null,
@@ -100,6 +106,12 @@ create table categories (
   name character varying(100) not null,
   slug character varying(100) not null,
   "position" integer default 0 not null
+);
+
+create unlogged table consistency_tokens (
+  credential_hash text not null,
+  "position" pg_lsn not null,
+  written_at timestamp with time zone default now() not null
 );
 
 create table holds (
@@ -179,7 +191,7 @@ create table proposals (
   decided_at timestamp with time zone
 );
 
-create table rate_limits (
+create unlogged table rate_limits (
   key character varying(255) not null,
   points integer default 0 not null,
   expire bigint
@@ -332,6 +344,10 @@ alter table booking_events add constraint booking_events_pkey PRIMARY KEY (id);
 
 alter table booking_events add constraint booking_events_type_check CHECK (((type)::text = ANY ((ARRAY['booking.created'::character varying, 'booking.cancelled'::character varying, 'booking.transferred'::character varying, 'booking.reminder'::character varying, 'booking.rescheduled'::character varying])::text[])));
 
+alter table booking_events_pruned add constraint booking_events_pruned_agent_id_foreign FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE;
+
+alter table booking_events_pruned add constraint booking_events_pruned_pkey PRIMARY KEY (agent_id);
+
 alter table booking_slots add constraint booking_slots_agent_id_foreign FOREIGN KEY (agent_id) REFERENCES agents(id) ON DELETE CASCADE;
 
 alter table booking_slots add constraint booking_slots_blocked_check CHECK (((blocked_from <= starts_at) AND (blocked_until >= ends_at)));
@@ -363,6 +379,8 @@ alter table calendar_feeds add constraint calendar_feeds_token_hash_key UNIQUE (
 alter table categories add constraint categories_pkey PRIMARY KEY (id);
 
 alter table categories add constraint categories_slug_key UNIQUE (slug);
+
+alter table consistency_tokens add constraint consistency_tokens_pkey PRIMARY KEY (credential_hash);
 
 alter table holds add constraint holds_calendars_check CHECK ((cardinality(agent_ids) >= 1));
 
@@ -500,6 +518,8 @@ CREATE INDEX bookings_reminder_due_idx ON public.bookings USING btree (starts_at
 
 CREATE INDEX calendar_feeds_agent_idx ON public.calendar_feeds USING btree (agent_id);
 
+CREATE INDEX consistency_tokens_written_at ON public.consistency_tokens USING btree (written_at);
+
 CREATE INDEX holds_holder_idx ON public.holds USING btree (holder_agent_id, created_at DESC, id DESC);
 
 CREATE INDEX price_rows_pair_idx ON public.price_rows USING btree (gpu_slug, provider);
@@ -527,6 +547,8 @@ CREATE INDEX votes_user_idx ON public.votes USING btree (user_id);
 CREATE INDEX webhook_attempts_delivery_idx ON public.webhook_attempts USING btree (delivery_id, attempt);
 
 CREATE INDEX webhook_deliveries_due_idx ON public.webhook_deliveries USING btree (next_attempt_at) WHERE ((status)::text = 'pending'::text);
+
+CREATE INDEX webhook_deliveries_event_idx ON public.webhook_deliveries USING btree (event_id);
 
 CREATE INDEX webhook_deliveries_webhook_idx ON public.webhook_deliveries USING btree (webhook_id, created_at);
 
@@ -727,6 +749,104 @@ begin
       on conflict (agent_id) do update set counted_after = excluded.counted_after, live = excluded.live;
   end if;
   return v_live >= p_cap;
+end
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.booking_changes(p_agents uuid[], p_family_of uuid, p_family_parent uuid, p_since bigint, p_limit integer, p_family_max integer)
+ RETURNS TABLE(change_kind text, event_id bigint, event_agent_id uuid, event_type text, occurred_at timestamp with time zone, booking_id uuid, current_booking jsonb, gone text)
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_members uuid[] := p_agents;
+  v_locked uuid[];
+  v_held boolean;
+  v_busy uuid[];
+  v_member uuid;
+  v_through bigint;
+begin
+  if p_family_of is not null then
+    loop
+      v_members := array(select a.id from agents a where coalesce((a.id = p_family_of) or (a.parent_id = p_family_of), false) order by a.id);
+      if cardinality(v_members) > p_family_max then
+        return query select 'too_many'::text, cardinality(v_members)::bigint, null::uuid, null::text, null::timestamptz, null::uuid, null::jsonb, null::text;
+        return;
+      end if;
+      exit when v_members = v_locked;
+      v_held := false;
+      for attempt in 1 .. 3 loop
+        begin
+          perform 1 from agents a where a.id = any (v_members) order by a.id for share nowait;
+          v_held := true;
+        exception when lock_not_available then
+          null; -- the subtransaction's locks are gone with it
+        end;
+        exit when v_held;
+        -- The members with a writer in flight: the others are locked only to find them, and let go at once.
+        begin
+          with free as (select a.id from agents a where a.id = any (v_members) for share skip locked)
+          select array(select m.id from unnest(v_members) as m(id) where m.id <> all (array(select free.id from free))) into v_busy;
+          raise sqlstate 'GW001';
+        exception when sqlstate 'GW001' then
+          null;
+        end;
+        -- Wait for each of their writers alone, holding nothing else.
+        foreach v_member in array v_busy loop
+          begin
+            perform 1 from agents a where a.id = v_member for share;
+            raise sqlstate 'GW001';
+          exception when sqlstate 'GW001' then
+            null;
+          end;
+        end loop;
+      end loop;
+      if not v_held then
+        -- New writers kept some member busy: take the locks in order, waiting.
+        perform 1 from agents a where a.id = any (v_members) order by a.id for share;
+      end if;
+      v_locked := v_members;
+    end loop;
+  end if;
+
+  if p_since is null then
+    return query
+      select 'head'::text,
+             greatest(coalesce(max(latest.id), 0), coalesce((select max(p.through) from booking_events_pruned p where p.agent_id = any (v_members)), 0)),
+             null::uuid, null::text, null::timestamptz, null::uuid, null::jsonb, null::text
+        from unnest(v_members) as member(id)
+        cross join lateral (select max(e.id) as id from booking_events e where e.agent_id = member.id) latest;
+    return;
+  end if;
+
+  -- Never handed out here (another installation, a restored backup behind its clients): following it
+  -- would silently skip everything up to it.
+  if p_since > (select s.last_value from booking_events_id_seq s) then
+    return query select 'unknown_cursor'::text, p_since, null::uuid, null::text, null::timestamptz, null::uuid, null::jsonb, null::text;
+    return;
+  end if;
+  select max(p.through) into v_through from booking_events_pruned p where p.agent_id = any (v_members) and p.through > p_since;
+  if v_through is not null then
+    return query select 'expired'::text, v_through, null::uuid, null::text, null::timestamptz, null::uuid, null::jsonb, null::text;
+    return;
+  end if;
+
+  -- At most p_limit ids per member from its index range, then the page: bounded by members × limit
+  -- however far behind the cursor is.
+  return query
+    with picked as (
+      select next_ids.id
+        from unnest(v_members) as member(id)
+        cross join lateral (select e.id from booking_events e where e.agent_id = member.id and e.id > p_since order by e.id limit p_limit) next_ids
+       order by next_ids.id
+       limit p_limit
+    )
+    select 'change'::text, e.id, e.agent_id, e.type::text, e.created_at, e.booking_id,
+           case when b.agent_id = e.agent_id then booking_item(b) end,
+           case when b.id is null then 'removed' when b.agent_id <> e.agent_id then 'transferred' end
+      from picked
+      join booking_events e on e.id = picked.id
+      left join bookings b on b.id = e.booking_id
+     order by e.id;
 end
 $function$
 ;
@@ -993,7 +1113,7 @@ $function$
 ;
 
 CREATE OR REPLACE FUNCTION public.claim_webhook_deliveries(p_now timestamp with time zone, p_lease_until timestamp with time zone, p_limit integer, p_only uuid, p_in_flight uuid[], p_busy_webhooks uuid[], p_per_webhook integer)
- RETURNS TABLE(id uuid, attempts integer, webhook_id uuid, url text, secret text, webhook_disabled boolean, event_id bigint, event_type text, event_created_at timestamp with time zone, booking jsonb, previous jsonb)
+ RETURNS TABLE(id uuid, attempts integer, webhook_id uuid, url text, secret text, webhook_disabled boolean, event_id bigint, event_type text, event_created_at timestamp with time zone, booking jsonb, previous jsonb, previous_event_id bigint)
  LANGUAGE sql
  SET plan_cache_mode TO 'force_custom_plan'
  SET enable_bitmapscan TO 'off'
@@ -1015,7 +1135,9 @@ AS $function$
     update webhook_deliveries d set next_attempt_at = p_lease_until from due where d.id = due.id
     returning d.id, d.attempts, d.webhook_id, d.event_id
   )
-  select l.id, l.attempts, w.id, w.url, w.secret, w.disabled_at is not null, e.id, e.type, e.created_at, e.booking, e.previous
+  select l.id, l.attempts, w.id, w.url, w.secret, w.disabled_at is not null, e.id, e.type, e.created_at, e.booking, e.previous,
+         (select max(p.id) from booking_events p
+           where p.agent_id = e.agent_id and p.id < e.id and p.type = any (w.events) and p.created_at >= w.created_at)
     from leased l join webhooks w on w.id = l.webhook_id join booking_events e on e.id = l.event_id;
 $function$
 ;
@@ -1348,6 +1470,35 @@ begin
   end if;
   return new;
 end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.prune_booking_events(p_before timestamp with time zone, p_after bigint, p_batch integer, p_at timestamp with time zone, OUT deleted integer, OUT read_through bigint, OUT done boolean)
+ RETURNS record
+ LANGUAGE plpgsql
+AS $function$
+begin
+  with oldest as (
+    select e.id, e.created_at < p_before as old from booking_events e where e.id > p_after order by e.id limit p_batch
+  ), doomed as (
+    select oldest.id from oldest
+     where oldest.old
+       and not exists (select 1 from webhook_deliveries d where d.event_id = oldest.id and d.status = 'pending')
+       and not exists (select 1 from webhook_fanout f where f.event_id = oldest.id)
+  ), removed as (
+    delete from booking_events e using doomed where e.id = doomed.id
+    returning e.id, e.agent_id
+  ), recorded as (
+    insert into booking_events_pruned as kept (agent_id, through, pruned_at)
+    select removed.agent_id, max(removed.id), p_at from removed group by removed.agent_id
+    on conflict (agent_id) do update set through = greatest(kept.through, excluded.through), pruned_at = excluded.pruned_at
+  )
+  select (select count(*)::int from removed),
+         (select max(oldest.id) from oldest),
+         (select count(*) < p_batch or bool_or(not oldest.old) from oldest)
+    into deleted, read_through, done;
+  read_through := coalesce(read_through, p_after);
+end
 $function$
 ;
 

@@ -33,11 +33,17 @@ import { systemClock, type Clock } from './platform/clock.js';
 import { Notifications } from './platform/db/notifications.js';
 import { Statements } from './platform/db/statements.js';
 import { inUnitOfWork } from './platform/db/unit-of-work.js';
-import { closeSilentConnections, connectionSettings } from './platform/db/timeouts.js';
+import { checkPooledSessionDefaults, pooledConnectionSettings, preparePooledConnections } from './platform/db/pooling.js';
+import { ReadYourWrites } from './platform/db/read-your-writes.js';
+import { ReplicaRoutingDriver } from './platform/db/replica-routing.js';
+import { replicaName, ReplicaSet } from './platform/db/replicas.js';
+import { parseWalPosition } from './platform/db/wal-position.js';
+import { installConsistencyTokens } from './platform/http/consistency-tokens.js';
+import { answerTokensAfterMutations } from './platform/graphql/consistency-tokens.js';
 import type { Orm } from './platform/db/orm.js';
 import { buildGatewaySchema, resolverContainer } from './platform/graphql/schema.js';
 import { lazyContext } from './platform/graphql/lazy-context.js';
-import { registerGraphQL, type PlatformContext } from './platform/graphql/server.js';
+import { GRAPHQL_PATH, registerGraphQL, type PlatformContext } from './platform/graphql/server.js';
 import { TrustedDocuments } from './platform/graphql/trusted-documents.js';
 import { clientAddress, proxyTrust } from './platform/http/client-address.js';
 import { installActorResolution } from './platform/http/credential.js';
@@ -63,6 +69,8 @@ export interface AppDeps {
   orm: Orm;
   /** The database the ORM is connected to (the embedded one has no DATABASE_URL). */
   databaseUrl: string;
+  /** PostgreSQL itself, for the LISTEN connection and the job queue (DATABASE_DIRECT_URL); default `databaseUrl`. */
+  directDatabaseUrl?: string;
   logger: Logger;
   clock?: Clock;
   /** Run the job queue worker in this process (webhook delivery, reminders). Default true. */
@@ -140,11 +148,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await orm.em.getConnection().execute('select 1');
   });
 
-  const notifications = new Notifications(deps.databaseUrl, config.databaseTimeouts, logger);
+  const directDatabaseUrl = deps.directDatabaseUrl ?? deps.databaseUrl;
+  const notifications = new Notifications(directDatabaseUrl, config.databaseTimeouts, logger);
   const statements = await Statements.forOrm(orm);
+  await checkPooledSessionDefaults(statements.pool, config.databaseTimeouts, config.databasePooling);
   // Rate-limit counters live in PostgreSQL so every process shares one budget; a small pool of their own.
-  const rateLimitPool = new pg.Pool({ ...connectionSettings(config.databaseTimeouts), connectionString: deps.databaseUrl, max: 5 });
-  closeSilentConnections(rateLimitPool);
+  const rateLimitPool = new pg.Pool({ ...pooledConnectionSettings(config.databaseTimeouts, config.databasePooling), connectionString: deps.databaseUrl, max: 5 });
+  preparePooledConnections(rateLimitPool, config.databasePooling);
   // Once closing, a lost connection is the database going away with the process (GraphQL cost budgets
   // keep one of these connections open): news only for debugging, as for the other pools.
   let closing = false;
@@ -152,6 +162,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     closing = true;
   });
   rateLimitPool.on('error', (error) => logger[closing ? 'debug' : 'warn']({ err: error }, 'rate-limit connection lost'));
+  const replicas = await startReplicaSet(orm, statements, config, logger, metrics);
+  const consistency = new ReadYourWrites(statements.pool, replicas, { rememberForMs: rememberTokensForMs(config.databaseReplicas.maxLagMs) }, metrics, logger);
+  consistency.startPruning();
+  installConsistencyTokens(app, consistency, [GRAPHQL_PATH, '/mcp']);
   // Before any gauge that queries: a scrape reads the pools before its own statements wait on them.
   registerPoolMetrics(metrics, { orm: statements.pool, rate_limits: rateLimitPool });
   registerMetricsRoute(app, metrics, config.metricsToken);
@@ -160,7 +174,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const fanOutLimits = { agentCreatePerMin: config.agentCreatePerMin, agentFamilyMax: config.agentFamilyMax, pendingProposalsMax: config.pendingProposalsMax };
   const agentsModule = createAgentsModule({ em: orm.em, clock, statements, notifications, rateLimits, fanOutLimits });
   actors.accept(agentsModule.agents.tokens);
-  const bookingEvents = createBookingEventsModule({ notifications, statements, logger, metrics });
+  const bookingEvents = createBookingEventsModule({ notifications, statements, logger, metrics, clock, retentionDays: config.bookingEventsRetentionDays });
   const bookingsModule = createBookingsModule({
     em: orm.em,
     clock,
@@ -251,23 +265,32 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger,
     version: APP_VERSION,
     metrics,
+    database: { poolMode: config.databasePooling.mode, replicas: () => replicas?.health() ?? [] },
   }).registerRoutes(app);
 
   registerMcpEndpoint(
     app,
     {
       // The order tools/list names them in.
-      tools: [...tokenAnalytics.mcpTools, ...bookingsModule.mcpTools, ...proposalsModule.mcpTools, ...availabilityModule.mcpTools, ...availabilityRulesModule.mcpTools, ...holdsModule.mcpTools],
+      tools: [
+        ...tokenAnalytics.mcpTools,
+        ...bookingsModule.mcpTools,
+        ...bookingEvents.mcpTools,
+        ...proposalsModule.mcpTools,
+        ...availabilityModule.mcpTools,
+        ...availabilityRulesModule.mcpTools,
+        ...holdsModule.mcpTools,
+      ],
       logger,
       version: APP_VERSION,
     },
     { publicUrl: config.publicUrl, allowedOrigins: config.mcpAllowedOrigins, allowedHosts: config.mcpAllowedHosts },
   );
 
-  const schema = await buildGatewaySchema({
+  const schema = answerTokensAfterMutations(await buildGatewaySchema({
     resolvers: resolverClasses,
     container: resolverContainer([...scheduling.flatMap((module): object[] => module.resolvers), ...directory.resolvers, ...pricing.resolvers]),
-  });
+  }), consistency);
   await registerGraphQL<AgentsContext & BookingEventsContext & DirectoryContext>(app, {
     schema,
     logger,
@@ -298,11 +321,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deps.jobs === false
       ? undefined
       : await startJobRunner({
-          connectionString: deps.databaseUrl,
+          connectionString: directDatabaseUrl,
           timeouts: config.databaseTimeouts,
           logger,
-          tasks: Object.fromEntries(Object.entries({ ...bookingsModule.tasks, ...webhooksModule.tasks, ...pricing.tasks }).map(([name, handler]) => [name, inScope(handler)])),
-          crontab: [bookingsModule.crontab, pricing.crontab].filter(Boolean).join('\n'),
+          tasks: Object.fromEntries(
+            Object.entries({ ...bookingsModule.tasks, ...bookingEvents.tasks, ...webhooksModule.tasks, ...pricing.tasks }).map(([name, handler]) => [name, inScope(handler)]),
+          ),
+          crontab: [bookingsModule.crontab, bookingEvents.crontab, pricing.crontab].filter(Boolean).join('\n'),
           ...(deps.jobPollIntervalMs ? { pollIntervalMs: deps.jobPollIntervalMs } : {}),
         });
   if (runner) {
@@ -316,6 +341,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await Promise.all([webhooksModule.stop(), bookingsModule.stop()]);
     await runner?.stop();
     await notifications.stop();
+    await consistency.stop();
+    await replicas?.stop();
     await rateLimitPool.end();
     await mailer.close?.(MAIL_DRAIN_MS);
   });
@@ -337,4 +364,32 @@ function loadTrustedDocuments(config: Config, logger: Logger): TrustedDocuments 
     throw new Error('GRAPHQL_TRUSTED_DOCUMENTS_ONLY is set but no trusted-documents manifest was found: run `npm run build` (codegen writes them)');
   }
   return TrustedDocuments.load(present);
+}
+
+/**
+ * How long a credential's consistency token is remembered: a serving replica lags at most the bound,
+ * so past it (with room for checks that come late) every one of them has replayed the token.
+ */
+function rememberTokensForMs(maxLagMs: number): number {
+  return Math.max(60_000, 10 * maxLagMs);
+}
+
+/** The read replicas of DATABASE_REPLICA_URLS, checked once before the first request; undefined without any. */
+async function startReplicaSet(orm: Orm, statements: Statements, config: Config, logger: Logger, metrics: Metrics): Promise<ReplicaSet | undefined> {
+  const { urls, maxLagMs } = config.databaseReplicas;
+  const driver = orm.em.getDriver();
+  if (urls.length === 0 || !(driver instanceof ReplicaRoutingDriver)) return undefined;
+  const pools = await driver.replicaPools();
+  const set = new ReplicaSet(
+    urls.map((url, index) => ({ name: replicaName(index), url, index, pool: pools[index]! })),
+    async () => {
+      const { rows } = await statements.pool.query<{ position: string }>('select pg_current_wal_insert_lsn()::text as position');
+      return parseWalPosition(rows[0]!.position)!;
+    },
+    { maxLagMs, timeouts: config.databaseTimeouts, pooling: config.databasePooling },
+    logger.child({ component: 'replicas' }),
+    metrics,
+  );
+  await set.start();
+  return set;
 }

@@ -1,27 +1,35 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import type { DatabaseTimeouts } from './platform/db/timeouts.js';
+import type { PoolPolicy } from './platform/db/pooling.js';
+import { SettingError } from './platform/setting-error.js';
 
 /**
  * The only place that reads `process.env`. Every setting is declared once here with its default;
  * `loadConfig` parses the environment into a typed, frozen object and names the first bad variable.
  */
+// Each message says what the variable accepts, never the value it was given (it may be a secret).
 const booleanFlag = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], { message: 'must be true or false' })
+  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], { message: 'must be true or false (or 1/0, yes/no, on/off)' })
   .transform((value) => ['true', '1', 'yes', 'on'].includes(value));
 
-const positiveInt = (max = Number.MAX_SAFE_INTEGER) =>
+/** A whole number from `min` to `max`; any other text gets the same message, which says so. */
+const wholeNumber = (min: number, max: number, accepted = max === Number.MAX_SAFE_INTEGER ? `a whole number, ${min} or more` : `a whole number from ${min} to ${max}`) =>
   z
     .string()
-    .regex(/^\d+$/, 'must be a whole number')
+    .regex(/^\d+$/, `must be ${accepted}`)
     .transform(Number)
-    .pipe(z.number().int().min(1, 'must be at least 1').max(max, `must be at most ${max}`));
+    .pipe(z.number().int().min(min, `must be ${accepted}`).max(max, `must be ${accepted}`));
 
-const url = (protocols: readonly string[]) =>
-  z
-    .string()
-    .url('must be a URL')
-    .refine((value) => protocols.includes(new URL(value).protocol), `must use ${protocols.join(' or ')}`);
+const positiveInt = (max = Number.MAX_SAFE_INTEGER) => wholeNumber(1, max);
+
+const url = (protocols: readonly string[], example: string) => {
+  const accepted = `must be a URL starting with ${protocols.map((protocol) => `${protocol}//`).join(' or ')} (${example})`;
+  return z.string().refine((value) => URL.canParse(value) && protocols.includes(new URL(value).protocol), accepted);
+};
+
+const oneOf = <const Values extends readonly [string, ...string[]]>(values: Values) =>
+  z.enum(values, { message: `must be one of ${values.join(', ')}` });
 
 /**
  * TRUST_PROXY: unset or `false` trusts no proxy (the socket's peer is the client); a whole number trusts
@@ -72,6 +80,10 @@ function asHostname(entry: string): string | undefined {
   return url.hostname === entry.toLowerCase() && url.port === '' ? url.hostname : undefined;
 }
 
+function isPostgresUrl(entry: string): boolean {
+  return URL.canParse(entry) && ['postgres:', 'postgresql:'].includes(new URL(entry).protocol);
+}
+
 /** A comma-separated list whose every entry `read` accepts, normalised by it. */
 const listOf = (read: (entry: string) => string | undefined, expected: string) =>
   z.string().transform((value, context): string[] => {
@@ -94,29 +106,29 @@ export const TRUSTED_DOCUMENT_CALLERS = ['anonymous', 'agents', 'users'] as cons
 export type TrustedDocumentCaller = (typeof TRUSTED_DOCUMENT_CALLERS)[number];
 
 const envSchema = z.object({
-  PORT: z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(0).max(65535, 'must be at most 65535'))
-    .default(3000),
+  PORT: wholeNumber(0, 65535, 'a whole number from 0 to 65535 (0: any free port)').default(3000),
   HOST: z.string().min(1, 'must not be empty').default('0.0.0.0'),
   TRUST_PROXY: trustProxy.default(false),
-  DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+  DATABASE_URL: url(['postgres:', 'postgresql:'], 'postgres://user:password@host:5432/database').optional(),
+  DATABASE_POOL_MODE: oneOf(['session', 'transaction']).default('session'),
+  DATABASE_DIRECT_URL: url(['postgres:', 'postgresql:'], 'postgres://user:password@host:5432/database').optional(),
+  DATABASE_PREPARED_STATEMENTS: booleanFlag.optional(),
+  DATABASE_REPLICA_URLS: listOf((entry) => (isPostgresUrl(entry) ? entry : undefined), 'postgres:// URLs').default([]),
+  DATABASE_REPLICA_MAX_LAG_MS: positiveInt(3_600_000).default(2_000),
   DB_CONNECT_TIMEOUT_MS: positiveInt(120_000).default(5_000),
   DB_STATEMENT_TIMEOUT_MS: positiveInt(600_000).default(10_000),
   DB_LOCK_TIMEOUT_MS: positiveInt(600_000).default(5_000),
   DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: positiveInt(3_600_000).default(30_000),
   REQUEST_TIMEOUT_MS: positiveInt(600_000).default(30_000),
   DATA_DIR: z.string().min(1, 'must not be empty').default('./.data'),
-  PUBLIC_URL: url(['http:', 'https:']).optional(),
-  SMTP_URL: url(['smtp:', 'smtps:']).optional(),
-  MAIL_FROM: z.string().min(3).default('no-reply@localhost'),
+  PUBLIC_URL: url(['http:', 'https:'], 'https://gateway.example.com').optional(),
+  SMTP_URL: url(['smtp:', 'smtps:'], 'smtp://user:password@mail.example.com:587').optional(),
+  MAIL_FROM: z.string().min(3, 'must be a sender address such as no-reply@example.com').default('no-reply@localhost'),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-  SCREENER_URL: url(['http:', 'https:']).default('https://api.dexscreener.com'),
-  AGGREGATOR_URL: url(['http:', 'https:']).default('https://hermes.pyth.network'),
+  SCREENER_URL: url(['http:', 'https:'], 'https://api.dexscreener.com').default('https://api.dexscreener.com'),
+  AGGREGATOR_URL: url(['http:', 'https:'], 'https://hermes.pyth.network').default('https://hermes.pyth.network'),
   BOOKING_CAP: positiveInt().default(500),
   // The database holds the last two (triggers compare an int4 count), hence the bound.
   AGENT_CREATE_PER_MIN: positiveInt(1_000_000_000).default(120),
@@ -142,6 +154,7 @@ const envSchema = z.object({
     .default([]),
   DNS_TIMEOUT_MS: positiveInt(60_000).default(2_000),
   REMINDER_LEAD_MINUTES: positiveInt(7 * 24 * 60).default(15),
+  BOOKING_EVENTS_RETENTION_DAYS: positiveInt(36_500).default(30),
   PRICE_PROVIDERS: z
     .string()
     .transform((value) =>
@@ -150,7 +163,7 @@ const envSchema = z.object({
         .map((provider) => provider.trim())
         .filter(Boolean),
     )
-    .pipe(z.array(z.enum(PRICE_PROVIDERS, { message: `must list only ${PRICE_PROVIDERS.join(', ')}` })))
+    .pipe(z.array(z.enum(PRICE_PROVIDERS, { message: `must list only ${PRICE_PROVIDERS.join(', ')}, comma-separated (empty: none)` })))
     .default([...PRICE_PROVIDERS]),
   GRAPHQL_EXPLORER: booleanFlag.default(true),
   GRAPHQL_TRUSTED_DOCUMENTS_ONLY: z
@@ -163,12 +176,7 @@ const envSchema = z.object({
     )
     .pipe(z.array(z.enum(TRUSTED_DOCUMENT_CALLERS, { message: `must list only ${TRUSTED_DOCUMENT_CALLERS.join(', ')}` })))
     .default([]),
-  GRAPHQL_COST_PER_MIN: z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER))
-    .default(100_000),
+  GRAPHQL_COST_PER_MIN: wholeNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number, 0 or more (0: reported, not enforced)').default(100_000),
   GRAPHQL_JIT: z
     .string()
     .regex(/^(off|\d+)$/, 'must be off or a whole number')
@@ -177,19 +185,31 @@ const envSchema = z.object({
     .default(2),
   MCP_ALLOWED_ORIGINS: listOf(asOrigin, 'origins, each a scheme, a host and an optional port such as https://app.example.com').default([]),
   MCP_ALLOWED_HOSTS: listOf(asHostname, 'host names or addresses, each without a port, such as gateway, 10.0.0.5 or [::1]').default([]),
-  OTEL_EXPORTER_OTLP_ENDPOINT: url(['http:', 'https:']).optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: url(['http:', 'https:'], 'http://collector:4318').optional(),
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
 type Env = z.infer<typeof envSchema>;
+
+/** Every environment variable the gateway reads. */
+export const CONFIG_VARIABLES = Object.keys(envSchema.shape) as readonly (keyof Env)[];
 
 export interface Config {
   readonly port: number;
   readonly host: string;
   /** Which proxies in front of the server to believe about the client's address (see TRUST_PROXY). */
   readonly trustProxy: false | number | readonly string[];
-  /** External PostgreSQL; undefined means an embedded server under `dataDir`. */
+  /** External PostgreSQL; undefined means an embedded server under `dataDir`. Behind a pooler: the pooler. */
   readonly databaseUrl: string | undefined;
+  /**
+   * PostgreSQL itself, for what needs a session of its own: the LISTEN connection, the job queue,
+   * migrations. DATABASE_DIRECT_URL, or DATABASE_URL when that is PostgreSQL itself.
+   */
+  readonly databaseDirectUrl: string | undefined;
+  /** How DATABASE_URL's and the replicas' pooled connections reach PostgreSQL (db/pooling.ts). */
+  readonly databasePooling: PoolPolicy;
+  /** Hot standbys that serve reads once they have replayed the caller's last write (db/replicas.ts). */
+  readonly databaseReplicas: { readonly urls: readonly string[]; readonly maxLagMs: number };
   /** Bounds on every database connection of the process (db/timeouts.ts). */
   readonly databaseTimeouts: DatabaseTimeouts;
   /** A client that has not sent its whole request (headers and body) by then is cut off (http/slow-clients.ts). */
@@ -227,6 +247,11 @@ export interface Config {
   /** A webhook host-name lookup, waiting included, gives up after this. */
   readonly dnsTimeoutMs: number;
   readonly reminderLeadMinutes: number;
+  /**
+   * Booking events older than this many days are deleted (hourly), with their webhook deliveries; a
+   * change-feed or subscription cursor from before what is kept answers `cursor_expired`.
+   */
+  readonly bookingEventsRetentionDays: number;
   readonly priceProviders: readonly string[];
   readonly graphqlExplorer: boolean;
   /**
@@ -253,12 +278,10 @@ export interface Config {
   readonly otlpEndpoint: string | undefined;
 }
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    reason: string,
-  ) {
-    super(`Invalid configuration: ${variable} ${reason}`);
+/** A variable whose value the gateway cannot take: `Invalid configuration: NAME must …`. */
+export class ConfigError extends SettingError {
+  constructor(variable: string, reason: string) {
+    super(variable, `Invalid configuration: ${variable} ${reason}`);
     this.name = 'ConfigError';
   }
 }
@@ -280,11 +303,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(String(issue.path[0] ?? 'environment'), issue.message);
   }
   const e = parsed.data;
+  if (e.DATABASE_POOL_MODE === 'transaction' && !e.DATABASE_URL) {
+    throw new ConfigError('DATABASE_POOL_MODE', 'transaction needs DATABASE_URL (the pooler); the embedded database has none');
+  }
+  if (e.DATABASE_POOL_MODE === 'transaction' && !e.DATABASE_DIRECT_URL) {
+    throw new ConfigError('DATABASE_DIRECT_URL', 'must be set when DATABASE_POOL_MODE is transaction: LISTEN, the job queue and migrations need PostgreSQL itself');
+  }
+  if (e.DATABASE_DIRECT_URL && !e.DATABASE_URL) throw new ConfigError('DATABASE_DIRECT_URL', 'needs DATABASE_URL as well (the embedded database is reached directly)');
+  if (e.DATABASE_REPLICA_URLS.length > 0 && !e.DATABASE_URL) throw new ConfigError('DATABASE_REPLICA_URLS', 'needs DATABASE_URL (the primary); the embedded database has no replicas');
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
     trustProxy: Array.isArray(e.TRUST_PROXY) ? Object.freeze([...e.TRUST_PROXY]) : e.TRUST_PROXY,
     databaseUrl: e.DATABASE_URL,
+    databaseDirectUrl: e.DATABASE_DIRECT_URL ?? e.DATABASE_URL,
+    databasePooling: Object.freeze({
+      mode: e.DATABASE_POOL_MODE,
+      // A transaction pooler keeps named statements only when it says so (PgBouncer ≥ 1.21, max_prepared_statements).
+      namedStatements: e.DATABASE_PREPARED_STATEMENTS ?? e.DATABASE_POOL_MODE === 'session',
+    }),
+    databaseReplicas: Object.freeze({ urls: Object.freeze([...e.DATABASE_REPLICA_URLS]), maxLagMs: e.DATABASE_REPLICA_MAX_LAG_MS }),
     databaseTimeouts: Object.freeze({
       connectMs: e.DB_CONNECT_TIMEOUT_MS,
       statementMs: e.DB_STATEMENT_TIMEOUT_MS,
@@ -316,6 +354,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dnsServers: Object.freeze([...e.DNS_SERVERS]),
     dnsTimeoutMs: e.DNS_TIMEOUT_MS,
     reminderLeadMinutes: e.REMINDER_LEAD_MINUTES,
+    bookingEventsRetentionDays: e.BOOKING_EVENTS_RETENTION_DAYS,
     priceProviders: Object.freeze([...e.PRICE_PROVIDERS]),
     graphqlExplorer: e.GRAPHQL_EXPLORER,
     graphqlTrustedDocumentsOnly: Object.freeze([...new Set(e.GRAPHQL_TRUSTED_DOCUMENTS_ONLY)]),

@@ -19,8 +19,11 @@ async function startThrowawayPostgres() {
   const { freePort } = await import('./support/free-port.mjs');
   const password = randomBytes(12).toString('hex');
   const port = await freePort();
+  const databaseDir = await mkdtemp(join(tmpdir(), 'gateway-test-pg-'));
+  // The streaming-replica tests copy it (test/factories/streaming-replica.ts).
+  process.env.TEST_POSTGRES_DATA_DIR = databaseDir;
   const postgres = new EmbeddedPostgres({
-    databaseDir: await mkdtemp(join(tmpdir(), 'gateway-test-pg-')),
+    databaseDir,
     user: 'postgres',
     password,
     port,

@@ -12,7 +12,9 @@ import type { Clock } from '../src/platform/clock.js';
 import type { Mailer } from '../src/platform/mail/mailer.js';
 import type { PriceAdapter } from '../src/modules/prices/adapters/adapter.js';
 import { createOrm, type Orm } from '../src/platform/db/orm.js';
+import { namedReplicas } from '../src/platform/db/replicas.js';
 import { createLogger } from '../src/platform/logger.js';
+import { databaseEnv } from './support/database-env.js';
 
 function adminUrl(): string {
   const url = process.env.TEST_POSTGRES_ADMIN_URL;
@@ -38,6 +40,8 @@ export async function createTestDatabase(): Promise<{ url: string; name: string;
   url.pathname = `/${name}`;
   return { url: url.toString(), name, drop: () => adminQuery(`drop database if exists ${name} with (force)`) };
 }
+
+export { databaseEnv } from './support/database-env.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -77,7 +81,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   // Generous rate limits unless a test is about them: every injected request comes from one address.
   const config = loadConfig({
-    DATABASE_URL: database.url,
+    ...databaseEnv(database.url),
     WEBHOOK_ALLOW_PRIVATE: 'true',
     RATE_LIMIT_ANON_PER_MIN: '100000',
     RATE_LIMIT_AUTH_PER_MIN: '100000',
@@ -96,18 +100,21 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const statements: string[] = [];
   const orm = await createOrm({
-    clientUrl: database.url,
+    clientUrl: config.databaseUrl!,
     entities,
     migrations,
     logger,
     timeouts: config.databaseTimeouts,
+    pooling: config.databasePooling,
+    replicas: namedReplicas(config.databaseReplicas.urls),
     onQuery: (sql) => statements.push(sql),
   });
   const app = await buildApp({
     config,
     orm,
     logger,
-    databaseUrl: database.url,
+    databaseUrl: config.databaseUrl!,
+    directDatabaseUrl: database.url,
     jobs: options.jobs ?? true,
     jobPollIntervalMs: 100,
     ...(options.mailer ? { mailer: options.mailer } : {}),

@@ -21,7 +21,7 @@ import { TrustedDocuments } from '../platform/graphql/trusted-documents.js';
 import { PACKAGE_ROOT } from '../platform/manifest.js';
 
 // `npm run graphql:costs`: the estimated cost (IBM cost directives, GRAPHQL_COST_PER_MIN's points) of
-// every document the pages send, as a Markdown table for the README. Variables a page always sends and
+// every document the pages send, as a Markdown table for docs/graphql.md (Cost). Variables a page always sends and
 // that size no list get a placeholder; list sizes come from arguments' defaults and `@listSize`.
 const pages = { 'src/web/generated/pages/persisted-documents.json': '/browse, /prices', 'src/web/generated/console/persisted-documents.json': '/console' };
 const schema = await buildGatewaySchema({ resolvers: resolverClasses });

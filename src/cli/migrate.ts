@@ -6,13 +6,13 @@ import { openDatabase } from '../platform/db/database.js';
 import { createOrm, migrate } from '../platform/db/orm.js';
 import { createLogger } from '../platform/logger.js';
 
-// `npm run migrate`: applies pending migrations to DATABASE_URL, or to the embedded database under DATA_DIR.
+// `npm run migrate`: applies pending migrations to DATABASE_DIRECT_URL (else DATABASE_URL), or to the embedded database under DATA_DIR.
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
-const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+const database = await openDatabase({ databaseUrl: config.databaseUrl, directUrl: config.databaseDirectUrl, dataDir: config.dataDir, logger });
 try {
-  const orm = await createOrm({ clientUrl: database.url, entities, migrations, logger });
-  const applied = await migrate(orm, database.url, sqlDefinitions);
+  const orm = await createOrm({ clientUrl: database.directUrl, entities, migrations, logger });
+  const applied = await migrate(orm, database.directUrl, sqlDefinitions);
   console.log(applied.length ? `applied: ${applied.join(', ')}` : 'the database is up to date');
   await orm.close();
 } finally {

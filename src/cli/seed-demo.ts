@@ -31,10 +31,11 @@ const CAPABILITIES = ['summarize', 'translate', 'code-review', 'search', 'transc
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
-const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+const database = await openDatabase({ databaseUrl: config.databaseUrl, directUrl: config.databaseDirectUrl, dataDir: config.dataDir, logger });
 try {
-  const orm = await createOrm({ clientUrl: database.url, entities, migrations, logger, poolMax: 4 });
-  await migrate(orm, database.url, sqlDefinitions);
+  // An operator's one-off run: PostgreSQL itself, as migrations.
+  const orm = await createOrm({ clientUrl: database.directUrl, entities, migrations, logger, poolMax: 4 });
+  await migrate(orm, database.directUrl, sqlDefinitions);
   const em = orm.em.fork();
   const started = performance.now();
 

@@ -33,6 +33,11 @@ export const ERROR_STATUS = {
   hold_expired: 409,
   hold_released: 409,
   proposal_not_pending: 409,
+  /**
+   * A change-feed or event cursor older than what the log still keeps (BOOKING_EVENTS_RETENTION_DAYS):
+   * the events after it are gone, so the client lists its calendar again and follows from a fresh cursor.
+   */
+  cursor_expired: 410,
   /** A conditional change (If-Match, expectedVersion) named a version the booking no longer has. */
   version_mismatch: 412,
   booking_cap_reached: 429,

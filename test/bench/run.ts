@@ -44,6 +44,9 @@
  *       group commit shares a flush between requests), with commits, WAL flushes and waits, and the statements
  *       PostgreSQL ran for them (pg_stat_statements: round trips, NOTIFYs, WAL per statement); first, what the
  *       servers' background costs with no requests
+ *   S11 S2 served from a streaming replica (a second gateway with DATABASE_REPLICA_URLS, the standby made
+ *       from the bench's cluster as durable as it) beside S2 from the primary (the gateway); CPU per request
+ *       of each gateway, the primary and the standby. Embedded cluster only
  *
  * Every load run reports, per request: the CPU of the target's process and of PostgreSQL's processes
  * (cpu.ts), and what it cost the database (db-cost.ts): commits (commit records in the run's WAL), WAL
@@ -55,7 +58,7 @@
  * whichever target ran first after a checkpoint paid them for both).
  *
  * Environment: BENCH_DURABILITY (durable | cpu | both), BENCH_ROUNDS (3), BENCH_SECONDS (10 per timed run),
- * BENCH_CONNECTIONS (16), BENCH_SCENARIOS (S1,…,S10 by default; a subset, W included only when named),
+ * BENCH_CONNECTIONS (16), BENCH_SCENARIOS (S1,…,S11 by default; a subset, W included only when named),
  * BENCH_SMOKE=1 (1 round of 2 s, 100 agents, fewer subscribers, smaller S9/S10/W),
  * BENCH_S6_SOCKETS (100: WebSocket connections the 1,000 S6 subscriptions share; 1000 = one each),
  * BENCH_S6_PROCESSES (2: processes the S6 and S10 subscribers run in, apart from the load generator; see subscribers.ts),
@@ -98,6 +101,7 @@ import { GatewayInspector, type MemoryReading } from './inspector.js';
 import type { FromSubscribers, SocketPlan, StartSubscribers, SubscribersReceipts, SubscribersStatus, ToSubscribers } from './subscribers.js';
 import { LIMIT_SETTINGS } from '../../src/modules/agents/index.js';
 import { freePort, startEmbeddedPostgres } from '../../src/platform/db/embedded-postgres.js';
+import { startStreamingReplica, type StreamingReplica } from '../factories/streaming-replica.js';
 import { createLogger } from '../../src/platform/logger.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -167,7 +171,7 @@ const S7_REQUESTS = SMOKE ? 100 : 500;
 /** Each S7 series stops early after this long (the history agent can be slow). */
 const S7_MAX_SECONDS = SMOKE ? 3 : 8;
 
-const ALL_SCENARIOS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8', 'S9', 'S10', 'W'] as const;
+const ALL_SCENARIOS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8', 'S9', 'S10', 'S11', 'W'] as const;
 type ScenarioId = (typeof ALL_SCENARIOS)[number];
 /** W is a diagnosis (and loads pg_stat_statements for the whole run): only when named. */
 const DEFAULT_SCENARIOS = ALL_SCENARIOS.filter((scenario) => scenario !== 'W');
@@ -226,7 +230,7 @@ const FAN_OUT_BOUND = 1_000_000_000;
 // ---------------------------------------------------------------------------------------------------
 // Types and small helpers
 
-type TargetName = 'gateway' | 'reference';
+type TargetName = 'gateway' | 'reference' | 'gateway-replica';
 
 interface Target {
   name: TargetName;
@@ -1617,6 +1621,8 @@ async function cleanup(): Promise<void> {
   await db?.end().catch(() => undefined);
   db = undefined;
   for (const { name, child } of children.splice(0).reverse()) await stopChild(name, child).catch((error: unknown) => console.error(error));
+  await replica?.destroy().catch((error: unknown) => console.error('removing the S9 replica failed', error));
+  replica = undefined;
   await database?.stop().catch((error: unknown) => console.error('stopping PostgreSQL failed', error));
   database = undefined;
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
@@ -2148,7 +2154,101 @@ async function runPass(pass: Durability | 'external'): Promise<string> {
     compact.push([`S5 create with ${S5_WEBHOOKS_PER_AGENT} webhooks/agent + ${subscribers.length} subs`, `${range(gw.rps)} req/s, p99 ${gw.p99} ms${dbBrief(gw.db)}`, 'n/a', `${range(ratio, 2)} (vs gateway S1)`]);
   }
 
+  if (runs('S11')) await replicaReads(databaseUrl, agents, targets[0]!);
+
   return title;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// S11: S2 from a streaming replica
+
+/** The S11 standby (removed by cleanup). */
+let replica: StreamingReplica | undefined;
+const S11_METRICS_TOKEN = 'bench-s9-metrics-token-0123456789';
+
+/**
+ * S11: the S2 requests against a gateway reading from a standby of the bench's cluster, alternating round
+ * by round with the gateway that reads from the primary. The agents wrote in S1 (their tokens are
+ * remembered): each list costs the primary one lookup of the caller's floor and the replica the list.
+ */
+async function replicaReads(databaseUrl: string, agents: Agent[], primaryGateway: Target): Promise<void> {
+  if (!clusterDir || !db) {
+    problems.push('S11 needs the embedded cluster (unset DATABASE_URL)');
+    return;
+  }
+  const durable = (await db.query<{ fsync: string }>('show fsync')).rows[0]!.fsync === 'on';
+  replica = await startStreamingReplica({ primaryUrl: databaseUrl, primaryDataDir: clusterDir, durable });
+  const databaseName = new URL(databaseUrl).pathname.slice(1);
+  const withReplica = await startChild('gateway-replica', ['dist/src/main.js'], {
+    DATABASE_URL: databaseUrl,
+    DATABASE_REPLICA_URLS: replica.urlFor(databaseName),
+    BOOKING_CAP: '100000000',
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    RATE_LIMIT_ANON_PER_MIN: '1000000000',
+    RATE_LIMIT_AUTH_PER_MIN: '1000000000',
+    PRICE_PROVIDERS: '',
+    GRAPHQL_EXPLORER: 'false',
+    METRICS_TOKEN: S11_METRICS_TOKEN,
+  });
+  const serving = async () => {
+    const report = (await (await fetch(`${withReplica.base}/api/status`)).json()) as { services: { database: { replicas: { status: string; lag_ms: number }[] } } };
+    return report.services.database.replicas[0];
+  };
+  if (!(await waitFor(async () => (await serving())?.status === 'operational', 30_000))) throw new Error(`S11: the replica does not serve reads: ${JSON.stringify(await serving())}`);
+  const targets: Target[] = [primaryGateway, { name: 'gateway-replica', base: withReplica.base, pid: withReplica.pid }];
+  note(`S11: standby on port ${replica.port} (${durable ? 'fsync on' : 'fsync off'}, as the primary), gateway-replica ${withReplica.base}`);
+  const runs9 = new Map<TargetName, (LoadRun & { replicaCpuMs: number | null })[]>([['gateway', []], ['gateway-replica', []]]);
+  const timed = async (target: Target, round: number, seconds = SECONDS) => {
+    const before = await readCpu(undefined, replica!.dataDir);
+    const run = await load(target, round, listRequests(agents), { seconds });
+    const after = await readCpu(undefined, replica!.dataDir);
+    return { ...run, replicaCpuMs: cpuMsPerRequest(before, after, run.requests).database };
+  };
+  // The replica's gateway is a fresh process: warmed up as long as the other was by the earlier scenarios' warm-ups.
+  for (const target of targets) await timed(target, -1, target.name === 'gateway-replica' ? 3 * WARM_UP_SECONDS : WARM_UP_SECONDS);
+  const routesBefore = await replicaRoutes(withReplica.base);
+  for (let round = 0; round < ROUNDS; round++) {
+    const results = await alternate(round, targets, (target) => timed(target, round));
+    for (const [name, run] of results) {
+      runs9.get(name)!.push(run);
+      if (run.non2xx || run.errors) problems.push(`S11 ${name} round ${round + 1}: ${run.non2xx} non-2xx, ${run.errors} errors`);
+      note(`S11 round ${round + 1} ${name}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${cpuText(run)} (primary), standby ${run.replicaCpuMs ?? '?'} ms`);
+    }
+  }
+  const routes = await replicaRoutes(withReplica.base);
+  const fromReplica = (routes.get('replica') ?? 0) - (routesBefore.get('replica') ?? 0);
+  const all = [...routes].reduce((sum, [route, n]) => sum + n - (routesBefore.get(route) ?? 0), 0);
+  if (all === 0 || fromReplica / all < 0.99) problems.push(`S11: the standby served ${fromReplica} of ${all} lists (routes ${JSON.stringify(Object.fromEntries(routes))})`);
+  const lag = await serving();
+  const primaryRuns = runs9.get('gateway')!;
+  const replicaRuns = runs9.get('gateway-replica')!;
+  const gw = summariseRuns(primaryRuns);
+  const rep = summariseRuns(replicaRuns);
+  const standbyCpu = (runs: (LoadRun & { replicaCpuMs: number | null })[]) => medianOrNull(runs.map((run) => run.replicaCpuMs)) ?? 'n/a';
+  const ratio = ratios(replicaRuns.map((run) => run.rps), primaryRuns.map((run) => run.rps));
+  report.S11 = { primary: gw, replica: rep, ratio, standbyCpuMs: { primary: standbyCpu(primaryRuns), replica: standbyCpu(replicaRuns) }, servedByStandby: fromReplica, lists: all, lagMs: lag?.lag_ms ?? null };
+  console.log(`
+### S11 S2 from a streaming replica beside S2 from the primary (${durable ? 'durable' : 'fsync off'})
+`);
+  console.log(
+    markdownTable(
+      [...LOAD_HEADER.slice(0, 7), 'primary PostgreSQL CPU ms/req', 'standby PostgreSQL CPU ms/req'],
+      [
+        [...loadRow('S2 from the primary', gw).slice(0, 7), gw.cpuMs.database ?? 'n/a', standbyCpu(primaryRuns)],
+        [...loadRow('S2 from the replica', rep).slice(0, 7), rep.cpuMs.database ?? 'n/a', standbyCpu(replicaRuns)],
+      ],
+    ),
+  );
+  console.log(`
+replica/primary req/s: ${range(ratio, 2)}; the standby served ${fromReplica} of ${all} lists; its lag after the runs ${lag?.lag_ms ?? '?'} ms`);
+  compact.push(['S11 S2 from a replica (vs S2 from the primary)', `${range(rep.rps)} req/s, p99 ${rep.p99} ms; primary PostgreSQL ${rep.cpuMs.database ?? '?'} ms/req`, `(primary) ${range(gw.rps)} req/s; ${gw.cpuMs.database ?? '?'} ms/req`, `${range(ratio, 2)} (replica/primary)`]);
+}
+
+/** A gateway's gateway_db_replica_reads_total by route. */
+async function replicaRoutes(base: string): Promise<Map<string, number>> {
+  const exposition = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${S11_METRICS_TOKEN}` } })).text();
+  return new Map([...exposition.matchAll(/^gateway_db_replica_reads_total\{route="(\w+)"\} (\d+)/gm)].map((match) => [match[1]!, Number(match[2])]));
 }
 
 /** With BENCH_SQL_STATS=1, where the database spent its time during `work` (`label` given), by statement. */

@@ -222,8 +222,11 @@ describe('/browse in headless Chromium', () => {
     explorer.on('request', (request) => hostsContacted.add(new URL(request.url()).host));
     await explorer.goto(`${base}/graphql`);
     await explorer.locator('.graphiql-query-editor .monaco-editor').waitFor({ timeout: 20_000 });
+    // A new tab: the explorer opens on named examples, and GraphiQL sends the operation name it parsed
+    // a moment after each keystroke, so a document replaced and run at once would run under the old name.
+    await explorer.locator('.graphiql-tab-add').click();
+    await explorer.locator('.graphiql-tab').nth(2).waitFor();
     await explorer.locator('.graphiql-query-editor .monaco-editor').click();
-    await explorer.keyboard.press('ControlOrMeta+a');
     await explorer.keyboard.type('{ stats { totalTools');
     await explorer.keyboard.press('Escape');
     await explorer.keyboard.press('ControlOrMeta+Enter');

@@ -1,34 +1,55 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { SMTP_NOT_SET_WARNING } from '../../src/platform/mail/mailer.js';
+import { databaseEnv } from '../support/database-env.js';
 
 export { SMTP_NOT_SET_WARNING };
 
-// The real entry point, as `npm start` runs it. Without DATABASE_URL in `env`, on its own embedded database.
+// The real entry point from the sources. Without DATABASE_URL in `env`, on its own embedded database.
 const ENTRY = ['--import', '@swc-node/register/esm-register', 'src/main.ts'];
+// The entry `npm start` runs: the compiled server (`node scripts/build.ts server` first).
+const BUILT_ENTRY = ['dist/src/main.js'];
 
 export interface RunningServer {
   child: ChildProcess;
+  /** stdout and stderr as they came. */
   output: () => string;
+  /** stderr alone. */
+  errorOutput: () => string;
   exited: Promise<number | null>;
 }
 
 export interface ServerProcessOptions {
   /** Modules preloaded with `--import` before the entry (test probes). */
   imports?: readonly string[];
+  /** Run dist/src/main.js, as `npm start` does, instead of the sources. */
+  built?: boolean;
 }
 
 export function startServer(env: Record<string, string>, options: ServerProcessOptions = {}): RunningServer {
   const { DATABASE_URL: _fromTestSetup, ...inherited } = process.env;
   const preloads = (options.imports ?? []).flatMap((module) => ['--import', module]);
-  const child = spawn(process.execPath, [...preloads, ...ENTRY], {
-    env: { ...inherited, NODE_OPTIONS: '', LOG_LEVEL: 'info', ...env },
+  // A test database named by DATABASE_URL is reached as every gateway of the run reaches it (harness.ts).
+  const database = env.DATABASE_URL && isTestDatabase(env.DATABASE_URL) ? databaseEnv(env.DATABASE_URL) : {};
+  const child = spawn(process.execPath, [...preloads, ...(options.built ? BUILT_ENTRY : ENTRY)], {
+    env: { ...inherited, NODE_OPTIONS: '', LOG_LEVEL: 'info', ...env, ...database },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  let errorOutput = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
+  child.stderr!.on('data', (chunk) => {
+    output += chunk;
+    errorOutput += chunk;
+  });
+  // 'close', not 'exit': by then both streams have been read to their end.
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return { child, output: () => output, errorOutput: () => errorOutput, exited };
+}
+
+/** Whether `url` names a database on the test run's PostgreSQL (not a proxy a test put in front of it). */
+function isTestDatabase(url: string): boolean {
+  const admin = process.env.TEST_POSTGRES_ADMIN_URL;
+  return admin !== undefined && URL.canParse(url) && new URL(admin).host === new URL(url).host;
 }
 
 export async function waitFor(server: RunningServer, text: string, timeoutMs = 60_000): Promise<void> {

@@ -11,7 +11,16 @@
  *     cut-off attempt (duplicates counted);
  *   - the invariants hold: no overlapping confirmed slots, `vote_count` equals the vote rows, every
  *     accepted proposal's booking on the proposer's calendar, no agent over the booking cap.
- * Environment: SOAK_SECONDS, SOAK_CONCURRENCY (8), DATABASE_URL (instead of an embedded cluster).
+ *   - no read by a credential misses that credential's last acknowledged write: every bookings list an
+ *     agent reads covers its last booking created (201, or a createBooking without errors) before the
+ *     read started, and must show it unless the primary says it left the calendar meanwhile;
+ *   - with a replica: the replica served reads, and was never left out.
+ * Environment: SOAK_SECONDS, SOAK_CONCURRENCY (8), DATABASE_URL (instead of an embedded cluster),
+ * SOAK_PROCESSES (2), SOAK_POOLER=1 (the last process reaches PostgreSQL through PgBouncer in
+ * transaction mode, its sessions directly; needs pgbouncer), SOAK_REPLICA=1 (a streaming replica of the
+ * cluster, made as test/factories/streaming-replica.ts does, serves every process's replica reads).
+ * The pooler and the replica need the soak's own embedded cluster. The deployment the README reports:
+ * SOAK_PROCESSES=3 SOAK_POOLER=1 SOAK_REPLICA=1.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -28,10 +37,20 @@ import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../sr
 import { createLogger } from '../../src/platform/logger.js';
 import { MINT, pair, startFakeScreener } from '../factories/fake-screener.js';
 import { startSmtpServer } from '../factories/smtp.js';
+import { startStreamingReplica, type StreamingReplica } from '../factories/streaming-replica.js';
+import { startPgBouncer, type PgBouncer } from '../support/pgbouncer.mjs';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 8);
 if (!Number.isInteger(SECONDS) || SECONDS < 30) throw new Error('SOAK_SECONDS must be a whole number of at least 30');
+const PROCESSES = Number(process.env.SOAK_PROCESSES ?? 2);
+if (!Number.isInteger(PROCESSES) || PROCESSES < 1 || PROCESSES > 6) throw new Error('SOAK_PROCESSES must be a whole number from 1 to 6');
+const THROUGH_POOLER = process.env.SOAK_POOLER === '1';
+const WITH_REPLICA = process.env.SOAK_REPLICA === '1';
+if ((THROUGH_POOLER || WITH_REPLICA) && process.env.DATABASE_URL) throw new Error('SOAK_POOLER and SOAK_REPLICA need the soak’s own embedded PostgreSQL: unset DATABASE_URL');
+const METRICS_TOKEN = 'soak-metrics-token-0123456789';
+/** The session timeouts as config.ts defaults them: behind a transaction pooler they are the role's (db/pooling.ts). */
+const ROLE_DEFAULTS = { statement_timeout: 10_000, lock_timeout: 5_000, idle_in_transaction_session_timeout: 30_000 };
 const AGENTS = 20;
 const SUBSCRIBERS_PER_AGENT = 10;
 const USERS = 5;
@@ -132,6 +151,38 @@ function count(route: string, status: number | 'failed'): void {
 
 type Answer = Record<string, unknown> & { errors?: { extensions?: { code?: string } }[] };
 
+/** Each agent's last booking created, and when its creation was acknowledged. */
+const lastBooked = new Map<string, { id: string; startsAt: string; endsAt: string; ackedAt: number }>();
+const readsChecked = { reads: 0, stale: 0, leftCalendar: 0 };
+let primaryForChecks: pg.Pool | undefined;
+
+function booked(agent: Agent, id: string, startsAt: Date, endsAt: Date): void {
+  lastBooked.set(agent.id, { id, startsAt: startsAt.toISOString(), endsAt: endsAt.toISOString(), ackedAt: performance.now() });
+}
+
+/**
+ * A bookings list by `agent` that started after its last booking was acknowledged must show that
+ * booking, unless it left the calendar meanwhile (a proposal accepted by another agent moved it, or
+ * it was cancelled): the primary decides.
+ */
+async function readOwnCalendar(gateway: Gateway, agent: Agent): Promise<void> {
+  const expected = lastBooked.get(agent.id);
+  const path = expected
+    ? `/api/bookings?from=${expected.startsAt}&to=${expected.endsAt}&limit=50`
+    : '/api/bookings?from=2040-01-01T00:00:00Z&to=2040-04-01T00:00:00Z&limit=50';
+  const listed = await call(gateway, 'GET /api/bookings', 'GET', path, agent.token);
+  if (!expected || listed.status !== 200) return;
+  readsChecked.reads++;
+  if ((listed.body.items as { id: string }[]).some((item) => item.id === expected.id)) return;
+  const { rows } = await primaryForChecks!.query<{ agent_id: string; status: string }>('select agent_id, status from bookings where id = $1', [expected.id]);
+  if (rows[0]?.agent_id === agent.id && rows[0].status === 'confirmed') {
+    readsChecked.stale++;
+    if (problems.length < 50) problems.push(`${gateway.name} answered ${agent.id} a list without its booking ${expected.id}, acknowledged before the read`);
+  } else {
+    readsChecked.leftCalendar++;
+  }
+}
+
 async function call(gateway: Gateway, route: string, method: string, path: string, token?: string, body?: unknown): Promise<{ status: number; body: Answer }> {
   try {
     const response = await fetch(`${gateway.base}${path}`, {
@@ -161,11 +212,13 @@ async function oneOperation(gateways: Gateway[], agents: Agent[], users: { token
   const roll = random(100);
   if (roll < 30) {
     const startsAt = randomHour();
-    await call(gateway, 'POST /api/bookings', 'POST', '/api/bookings', agent.token, {
+    const endsAt = new Date(startsAt.getTime() + 1_800_000);
+    const created = await call(gateway, 'POST /api/bookings', 'POST', '/api/bookings', agent.token, {
       agentId: agent.id,
       startsAt: startsAt.toISOString(),
-      endsAt: new Date(startsAt.getTime() + 1_800_000).toISOString(),
+      endsAt: endsAt.toISOString(),
     });
+    if (created.status === 201) booked(agent, String(created.body.id), startsAt, endsAt);
   } else if (roll < 40) {
     // Recurring bookings come through GraphQL only (seed 000's REST body has no rrule).
     const startsAt = randomHour();
@@ -174,6 +227,8 @@ async function oneOperation(gateways: Gateway[], agents: Agent[], users: { token
       variables: { input: { agentId: agent.id, startsAt: startsAt.toISOString(), endsAt: new Date(startsAt.getTime() + 1_800_000).toISOString(), rrule: 'FREQ=WEEKLY;COUNT=4' } },
     });
     const code = created.body.errors?.[0]?.extensions?.code;
+    const made = (created.body.data as { createBooking?: { id: string } } | undefined)?.createBooking;
+    if (!code && made) booked(agent, made.id, startsAt, new Date(startsAt.getTime() + 1_800_000));
     if (code) {
       statuses.set(`GraphQL error ${code}`, (statuses.get(`GraphQL error ${code}`) ?? 0) + 1);
       if (!EXPECTED_REFUSALS.has(code) && problems.length < 50) problems.push(`createBooking answered ${JSON.stringify(created.body.errors?.[0])}`);
@@ -191,7 +246,7 @@ async function oneOperation(gateways: Gateway[], agents: Agent[], users: { token
       await call(other, 'PATCH /api/proposals/:id/accept', 'PATCH', `/api/proposals/${String(proposed.body.id)}/accept`, target.token);
     }
   } else if (roll < 65) {
-    await call(gateway, 'GET /api/bookings', 'GET', '/api/bookings?from=2040-01-01T00:00:00Z&to=2040-04-01T00:00:00Z&limit=50', agent.token);
+    await readOwnCalendar(gateway, agent);
   } else if (roll < 80) {
     await call(gateway, 'GET /api/tools', 'GET', '/api/tools?sort=votes', users[random(users.length)]!.token);
   } else if (roll < 90) {
@@ -212,7 +267,8 @@ interface Subscriber {
 
 async function main(): Promise<void> {
   const started = performance.now();
-  console.log(`soak: ${SECONDS} s, ${CONCURRENCY} clients, two gateway processes, ${AGENTS * SUBSCRIBERS_PER_AGENT} subscribers, ${AGENTS} webhook receivers`);
+  const topology = [`${PROCESSES} gateway process${PROCESSES === 1 ? '' : 'es'}`, ...(THROUGH_POOLER ? ['the last through PgBouncer (transaction mode)'] : []), ...(WITH_REPLICA ? ['a streaming replica serving reads'] : [])];
+  console.log(`soak: ${SECONDS} s, ${CONCURRENCY} clients, ${topology.join(', ')}, ${AGENTS * SUBSCRIBERS_PER_AGENT} subscribers, ${AGENTS} webhook receivers`);
   let dataDir: string | undefined;
   let database: EmbeddedDatabase | undefined;
   let databaseUrl = process.env.DATABASE_URL;
@@ -221,6 +277,8 @@ async function main(): Promise<void> {
     database = await startEmbeddedPostgres({ dataDir, logger: createLogger('warn'), ephemeral: true });
     databaseUrl = database.url;
   }
+  let pooler: PgBouncer | undefined;
+  let replica: StreamingReplica | undefined;
   const smtp = await startSmtpServer();
   const screener = await startFakeScreener({ [MINT]: [pair()] });
   const received: { agentId: string; webhookId: string }[] = [];
@@ -230,9 +288,23 @@ async function main(): Promise<void> {
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   // An idle connection the server drops (a restart, an operator) must not end the run: pg emits it on the pool.
   db.on('error', (error) => note(`soak database pool: ${error.message}`));
+  primaryForChecks = db;
+  const replicaWatch = { samples: 0, maxLagMs: 0, lags: [] as number[], leftOut: [] as string[] };
+  /** Client connections PostgreSQL held, sampled every second of the run (the most seen). */
+  let peakConnections = 0;
+  let watching = true;
   try {
+    const databaseName = new URL(databaseUrl).pathname.slice(1);
+    if (THROUGH_POOLER) {
+      // Behind a transaction pooler the session timeouts are the role's defaults (the gateway checks them at start).
+      for (const [setting, value] of Object.entries(ROLE_DEFAULTS)) await db.query(`alter role current_user in database "${databaseName}" set ${setting} = ${value}`);
+      pooler = await startPgBouncer({ serverUrl: databaseUrl, poolSize: 10 });
+    }
+    if (WITH_REPLICA) replica = await startStreamingReplica({ primaryUrl: databaseUrl, primaryDataDir: join(dataDir!, 'pg') });
     const env = {
       DATABASE_URL: databaseUrl,
+      ...(replica ? { DATABASE_REPLICA_URLS: replica.urlFor(databaseName) } : {}),
+      METRICS_TOKEN,
       SMTP_URL: smtp.url,
       SCREENER_URL: screener.url,
       PUBLIC_URL: 'http://soak.example.com',
@@ -250,9 +322,29 @@ async function main(): Promise<void> {
       GRAPHQL_EXPLORER: 'false',
     };
     // One after the other: the first applies the migrations.
-    gateways.push(await startGateway('gateway-a', env));
-    gateways.push(await startGateway('gateway-b', env));
-    const [a] = gateways as [Gateway, Gateway];
+    for (let i = 0; i < PROCESSES; i++) {
+      const name = `gateway-${String.fromCharCode(97 + i)}`;
+      const pooled = pooler && i === PROCESSES - 1 ? { DATABASE_URL: pooler.urlFor(databaseName), DATABASE_DIRECT_URL: databaseUrl, DATABASE_POOL_MODE: 'transaction' } : {};
+      gateways.push(await startGateway(pooled.DATABASE_URL ? `${name} (PgBouncer)` : name, { ...env, ...pooled }));
+    }
+    const [a] = gateways as [Gateway, ...Gateway[]];
+    // What each process's status report says of the replica, and PostgreSQL's connections, every second of the run.
+    const watcher = (async () => {
+      while (watching) {
+        const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where backend_type = 'client backend'`).catch(() => ({ rows: [{ n: 0 }] }));
+        peakConnections = Math.max(peakConnections, rows[0]!.n);
+        for (const gateway of replica ? gateways : []) {
+          const report = await fetch(`${gateway.base}/api/status`).then((response) => response.json() as Promise<{ services: { database: { replicas: { status: string; lag_ms: number | null; reason: string | null }[] } } }>, () => undefined);
+          const seen = report?.services.database.replicas[0];
+          if (!seen) continue;
+          replicaWatch.samples++;
+          replicaWatch.maxLagMs = Math.max(replicaWatch.maxLagMs, seen.lag_ms ?? 0);
+          replicaWatch.lags.push(seen.lag_ms ?? 0);
+          if (seen.status !== 'operational' && replicaWatch.leftOut.length < 10) replicaWatch.leftOut.push(`${gateway.name}: ${seen.status} (${seen.reason})`);
+        }
+        await sleep(1000);
+      }
+    })();
 
     const root = await call(a, 'setup', 'POST', '/api/agents', undefined, { name: 'root', bootstrap: true });
     const rootToken = String(root.body.public_token);
@@ -328,6 +420,8 @@ async function main(): Promise<void> {
     note(`set up: ${AGENTS} agents with a webhook each, ${USERS} users, ${toolIds.length} tools, ${subscribers.length} subscriptions`);
 
     // Traffic, with the early heap figure taken along the way.
+    const walAt = async () => BigInt((await db.query<{ bytes: string }>(`select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint::text as bytes`)).rows[0]!.bytes);
+    const walBefore = await walAt();
     const trafficStarted = Date.now();
     const until = trafficStarted + SECONDS * 1000;
     let early: number[] | undefined;
@@ -348,6 +442,18 @@ async function main(): Promise<void> {
     );
     await heapProbe;
     note(`traffic: ${requests} operations in ${SECONDS} s`);
+    const walBytes = Number((await walAt()) - walBefore);
+    watching = false;
+    await watcher;
+    // Where each process's replica reads went (gateway_db_replica_reads_total, by route).
+    const replicaReads = await Promise.all(
+      gateways.map(async (gateway) => {
+        const exposition = await fetch(`${gateway.base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }).then((response) => response.text());
+        const routes = new Map<string, number>();
+        for (const match of exposition.matchAll(/^gateway_db_replica_reads_total\{route="(\w+)"\} (\d+)/gm)) routes.set(match[1]!, Number(match[2]));
+        return routes;
+      }),
+    );
 
     // Let deliveries and subscriptions catch up.
     const { rows: events } = await db.query<{ id: string; agent_id: string }>('select e.id::text as id, e.agent_id from booking_events e order by e.id');
@@ -404,6 +510,10 @@ async function main(): Promise<void> {
     );
     const broken = invariants.rows[0]!;
     for (const [name, value] of Object.entries(broken)) if (value !== 0) problems.push(`invariant ${name}: ${value}`);
+    if (replica) {
+      for (const [i, routes] of replicaReads.entries()) if (!routes.get('replica')) problems.push(`${gateways[i]!.name}: the replica served none of its reads`);
+      if (replicaWatch.leftOut.length) problems.push(`the replica was left out: ${replicaWatch.leftOut.join('; ')}`);
+    }
 
     const retried = await db.query<{ deliveries: number; errors: string[] | null; events: string[] | null }>(
       `select count(distinct a.delivery_id)::int as deliveries, array_agg(distinct left(a.error, 120)) filter (where a.error is not null) as errors,
@@ -435,12 +545,26 @@ async function main(): Promise<void> {
       console.log(`| ${gateway.name} heap after GC: at ${EARLY_HEAP_AT_S} s → end | ${((early?.[i] ?? 0) / 1e6).toFixed(1)} MB → ${(end[i]! / 1e6).toFixed(1)} MB |`);
     }
     console.log(`| invariants (overlaps, vote counts, accepted bookings, cap) | ${Object.values(broken).every((value) => value === 0) ? 'hold' : JSON.stringify(broken)} |`);
+    console.log(`| bookings reads after the reader's own write: checked / stale / booking left the calendar meanwhile | ${readsChecked.reads} / ${readsChecked.stale} / ${readsChecked.leftCalendar} |`);
+    for (const [i, gateway] of gateways.entries()) {
+      const routes = [...replicaReads[i]!].sort(([x], [y]) => x.localeCompare(y)).map(([route, n]) => `${route} ${n}`);
+      if (routes.length) console.log(`| ${gateway.name} replica reads by route | ${routes.join(', ')} |`);
+    }
+    const writes = byStatus.filter(([key]) => /^(POST|PATCH)/.test(key)).reduce((sum, [, n]) => sum + n, 0);
+    console.log(`| WAL written during the traffic | ${(walBytes / 1e6).toFixed(1)} MB, ${(walBytes / SECONDS / 1e3).toFixed(0)} kB/s, ${Math.round(walBytes / Math.max(1, writes))} bytes per write request |`);
+    console.log(`| PostgreSQL client connections, most seen | ${peakConnections} |`);
+    if (replica) {
+      const sorted = [...replicaWatch.lags].sort((x, y) => x - y);
+      console.log(`| replica lag in ${replicaWatch.samples} status reports: median / 99th percentile / largest | ${sorted[Math.floor(sorted.length / 2)] ?? 0} / ${sorted[Math.floor(sorted.length * 0.99)] ?? 0} / ${replicaWatch.maxLagMs} ms |`);
+      console.log(`| replica left out | ${replicaWatch.leftOut.length ? replicaWatch.leftOut.join('; ') : 'never'} |`);
+    }
     if (problems.length) {
       console.log('\nProblems:');
       for (const problem of problems) console.log(`  - ${problem}`);
     }
     console.log(`\nsoak took ${((performance.now() - started) / 1000).toFixed(0)} s`);
   } finally {
+    watching = false;
     await Promise.all(clients.map((client) => client.dispose()));
     for (const gateway of gateways) {
       const exited = once(gateway.child, 'exit');
@@ -452,6 +576,8 @@ async function main(): Promise<void> {
     await db.end();
     await smtp.close();
     await screener.close();
+    await replica?.destroy();
+    await pooler?.stop();
     await database?.stop();
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   }

@@ -27,6 +27,13 @@ export const ACCESS = {
   /** An agent's settings (metadata, config, free/busy visibility, availability rules): the agent and its parent. */
   settings: ['self', 'parent'],
   /**
+   * An agent's change feed (what happened to its bookings, with each booking as it is now): the agent
+   * and its parent, which created it and already reads its settings. A child does not read its
+   * parent's feed, nor a sibling another's: their bookings are rows they do not own. A family feed is
+   * every feed its caller may read, in one cursor order (the caller's own and its children's).
+   */
+  changeFeed: ['self', 'parent'],
+  /**
    * Writing on an agent's calendar for it (holds, group bookings): the agent itself and its parent, so a caller acts
    * for its own calendar and its children's. The agent's rules bind everyone but itself (unless it enforces them on
    * its own bookings).
@@ -41,6 +48,7 @@ export const ACCESS = {
 } as const satisfies {
   ownRow: readonly Relation[];
   settings: readonly Relation[];
+  changeFeed: readonly Relation[];
   actFor: readonly Relation[];
   freeBusy: Record<FreeBusyVisibility, readonly Relation[]>;
 };
@@ -71,6 +79,11 @@ export function maySeeSettings(actor: Pick<AgentRecord, 'id' | 'parentId'>, agen
   return allows(ACCESS.settings, relationOf(actor, agent));
 }
 
+/** Whether the calling agent may read an agent's change feed. */
+export function mayReadChangeFeed(actor: Pick<AgentRecord, 'id' | 'parentId'>, agent: Pick<AgentRecord, 'id' | 'parentId'>): boolean {
+  return allows(ACCESS.changeFeed, relationOf(actor, agent));
+}
+
 /** Whether the calling agent may write on an agent's calendar for it (holds, group bookings). */
 export function mayActFor(actor: Pick<AgentRecord, 'id' | 'parentId'>, agent: Pick<AgentRecord, 'id' | 'parentId'>): boolean {
   return allows(ACCESS.actFor, relationOf(actor, agent));
@@ -82,7 +95,7 @@ export function maySeeFreeBusy(actor: Pick<AgentRecord, 'id' | 'parentId'>, agen
 }
 
 /** Each relation as a SQL condition over a caller id, the caller's parent id and an agent row alias. */
-function relationSql(caller: string, callerParent: string, agent: string): Record<Relation, string> {
+function relationConditions(caller: string, callerParent: string, agent: string): Record<Relation, string> {
   return {
     self: `${agent}.id = ${caller}`,
     parent: `${agent}.parent_id = ${caller}`,
@@ -92,11 +105,21 @@ function relationSql(caller: string, callerParent: string, agent: string): Recor
 }
 
 /**
+ * The agents whose change feed a caller may read, as a SQL condition over a caller id, the caller's
+ * parent id and an agent row alias: the members of the caller's family feed (`booking_changes`).
+ */
+export function changeFeedRuleSql(caller: string, callerParent: string, agent: string): string {
+  const relationSql = relationConditions(caller, callerParent, agent);
+  // A root has no parent: a null comparison must read as "no".
+  return `coalesce(${ACCESS.changeFeed.map((relation) => `(${relationSql[relation]})`).join(' or ')}, false)`;
+}
+
+/**
  * The act-for rule as a SQL expression over a caller id and an agent row alias: what the SQL writers that write on
  * several calendars (hold_create, create_group_booking) evaluate. Its relations never need the caller's parent.
  */
 export function actForRuleSql(caller: string, agent: string): string {
-  const sql = relationSql(caller, 'null', agent);
+  const sql = relationConditions(caller, 'null', agent);
   return `coalesce(${ACCESS.actFor.map((relation) => `(${sql[relation]})`).join(' or ')}, false)`;
 }
 
@@ -105,7 +128,7 @@ export function actForRuleSql(caller: string, agent: string): string {
  * alias: what `may_see_free_busy` and any statement deciding it in bulk evaluate.
  */
 export function freeBusyRuleSql(caller: string, callerParent: string, agent: string): string {
-  const relations = relationSql(caller, callerParent, agent);
+  const relations = relationConditions(caller, callerParent, agent);
   const byVisibility = Object.entries(ACCESS.freeBusy).map(
     ([visibility, relationsAllowed]) => `(${agent}.free_busy_visibility = '${visibility}' and (${relationsAllowed.map((relation) => relations[relation]).join(' or ')}))`,
   );

@@ -11,7 +11,7 @@ import { AppError, type FieldErrors } from '../../platform/errors.js';
 import type { RateLimitPolicy, RateLimits } from '../../platform/http/rate-limit.js';
 import { freeFormObjectProblem } from '../../platform/free-form-object.js';
 import { Agent, FREE_BUSY_VISIBILITIES, type FreeBusyVisibility } from './entities/agent.entity.js';
-import { AGENT_BY_TOKEN_HASH, agentRecordOf, toAgentRecord, type AgentRecord } from './sql/agent.sql.js';
+import { AGENT_BY_TOKEN_HASH, AGENTS_BY_ID, agentRecordOf, CHILDREN_PAGES, toAgentRecord, type AgentRecord } from './sql/agent.sql.js';
 import { SCHEDULING_LIMITS } from '../../platform/api-limits.js';
 import { applyFanOutLimits, fanOutRefusal, type FanOutLimits } from './fan-out-limits.js';
 
@@ -174,6 +174,18 @@ export class AgentService {
    * The caller's own free/busy visibility: who may ask `availability` and `proposeFirstAvailable`
    * about its calendar. Returns the agent as it now is.
    */
+  /** Agents by id, in one statement (GraphQL's loaders batch every id an operation asks for). */
+  async byIds(ids: readonly string[]): Promise<Map<string, AgentRecord>> {
+    if (ids.length === 0) return new Map();
+    return new Map((await this.statements.rows(AGENTS_BY_ID, [ids])).map((row) => [row.id, toAgentRecord(row)]));
+  }
+
+  /** The same page (`first` children after the child `after`, oldest first) of each parent's children, in one statement. */
+  async childrenPages(parentIds: readonly string[], after: string | null, first: number): Promise<Map<string, AgentRecord[]>> {
+    const rows = await this.statements.rows(CHILDREN_PAGES, [parentIds, after, first]);
+    return new Map(parentIds.map((parentId) => [parentId, rows.filter((row) => row.parent_id === parentId).map(toAgentRecord)]));
+  }
+
   async setFreeBusyVisibility(caller: Actor, visibility: FreeBusyVisibility): Promise<AgentRecord> {
     const actor = agentOf(caller);
     if (!(FREE_BUSY_VISIBILITIES as readonly string[]).includes(visibility)) {

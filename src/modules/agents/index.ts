@@ -32,7 +32,21 @@ import { agentFamilyLimitTrigger } from './sql/agent-family-limit.trigger.js';
 import { agentFamilyRootTrigger } from './sql/agent-family-root.trigger.js';
 import { configuredLimitFunction } from './sql/configured-limit.function.js';
 
-export { ACCESS, actForRuleSql, freeBusyRuleSql, mayActFor, maySeeFreeBusy, maySeeSettings, notActingFor, notTheOwner, relationOf, requireOwner, type Relation } from './access.js';
+export {
+  ACCESS,
+  actForRuleSql,
+  changeFeedRuleSql,
+  freeBusyRuleSql,
+  mayActFor,
+  mayReadChangeFeed,
+  maySeeFreeBusy,
+  maySeeSettings,
+  notActingFor,
+  notTheOwner,
+  relationOf,
+  requireOwner,
+  type Relation,
+} from './access.js';
 export { agentOf, AgentService, AGENT_LIMITS, AGENT_TOKEN_PREFIX, type AgentRecord } from './agent.service.js';
 export { Agent, FREE_BUSY_VISIBILITIES, type FreeBusyVisibility } from './entities/agent.entity.js';
 export { applyFanOutLimits, fanOutRefusal, type FanOutLimits } from './fan-out-limits.js';
@@ -64,7 +78,7 @@ export function createAgentsModule(deps: AgentsDeps) {
     agents,
     resolvers: [new AgentResolver(agents)],
     /** The `agents` slice of the GraphQL context: per-operation loaders. */
-    createContext: (base: PlatformContext): AgentLoaders => createAgentLoaders(deps.statements, base.actor),
+    createContext: (base: PlatformContext): AgentLoaders => createAgentLoaders(agents, base.actor),
     registerRoutes: (app: FastifyInstance) => registerAgentRoutes(app, agents),
   };
 }

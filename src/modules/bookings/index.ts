@@ -60,7 +60,7 @@ export { BOOKING_FIELDS, type BookingItem } from './booking.shape.js';
 export { committedEvents, type AnnouncedEvent, type BookingEventView, type CommittedEvents, type EventAnnouncer, type PreviousRange, type WrittenEvents } from './committed-events.js';
 export { Booking } from './entities/booking.entity.js';
 export { BookingNode } from './graphql/booking.types.js';
-export { bookingItem as bookingItemSchema } from './rest/booking.schemas.js';
+export { bookingItem as bookingItemSchema, fullBookingItem as fullBookingItemSchema, idempotencyKeyHeader } from './rest/booking.schemas.js';
 export { BOOKABLE_TIME, checkRange } from './input-checks.js';
 export { findStoredOutcome, replay, storeOutcome, type IdempotentRequest } from './idempotency.js';
 export { feedSeries, irregularOccurrences, parseRule, recurrenceIdOf, RecurrenceError, type ParsedRule, type Slot } from './recurrence.js';

@@ -47,7 +47,7 @@ export const CALENDAR_FEED_LIMITS = {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** UIDs are globally unique (RFC 5545 3.8.4.7): the booking id, qualified by what issued it. */
-const UID_DOMAIN = 'agent-gateway';
+export const UID_DOMAIN = 'agent-gateway';
 
 export interface CalendarFeedView {
   id: string;

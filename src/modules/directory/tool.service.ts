@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../../platform/auth/actor.js';
+import { ormReplicaRead } from '../../platform/db/replica-routing.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { CATEGORIES, DIRECTORY_STATS, TOGGLE_VOTE, TRENDING_ORDER } from './sql/directory.sql.js';
@@ -141,8 +142,13 @@ export class ToolService {
     private readonly clock: Clock,
   ) {}
 
+  /** Directory reads (list, get, categories, leaderboard, stats) may be answered by a replica past the caller's last write. */
   async list(query: { category?: string | undefined; sort: ToolSort; page: number; limit: number }): Promise<ToolPage> {
     checkPage(query.page, query.limit, TOOL_LIMITS.pageSizeMax);
+    return ormReplicaRead(() => this.listPage(query));
+  }
+
+  private async listPage(query: { category?: string | undefined; sort: ToolSort; page: number; limit: number }): Promise<ToolPage> {
     let categoryId: number | undefined;
     if (query.category !== undefined) {
       const category = followsPattern(query.category, CATEGORY_SLUG) ? await this.em.findOne(Category, { slug: query.category }) : null;
@@ -170,7 +176,7 @@ export class ToolService {
 
   async get(id: number | string): Promise<ToolView> {
     const toolId = toolIdOf(id);
-    const tool = toolId === undefined ? null : await this.em.findOne(Tool, toolId, { populate: ['category'] });
+    const tool = toolId === undefined ? null : await ormReplicaRead(() => this.em.findOne(Tool, toolId, { populate: ['category'] }));
     if (!tool) throw new AppError('not_found', `no tool ${echo(id)}`);
     return toToolView(tool);
   }
@@ -245,7 +251,7 @@ export class ToolService {
     }
     const top = (source: 'agent' | 'human') =>
       this.em.find(Tool, { submissionSource: source }, { populate: ['category'], orderBy: { voteCount: 'desc', id: 'desc' }, limit });
-    const [agents, humans] = await Promise.all([top('agent'), top('human')]);
+    const [agents, humans] = await ormReplicaRead(() => Promise.all([top('agent'), top('human')]));
     return { agents: agents.map(toToolView), humans: humans.map(toToolView) };
   }
 

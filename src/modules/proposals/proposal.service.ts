@@ -3,6 +3,7 @@ import type { Clock } from '../../platform/clock.js';
 import { retryTransient } from '../../platform/db/pg-errors.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import { committedEvents, type EventAnnouncer } from '../bookings/index.js';
+import { ormReplicaRead } from '../../platform/db/replica-routing.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { ACCEPT_PROPOSAL, type ProposalRow } from './sql/proposal.sql.js';
 import type { Actor } from '../../platform/auth/actor.js';
@@ -243,10 +244,13 @@ export class ProposalService {
           : { $or: [{ target: actor.id }, { proposer: actor.id }] };
     const after = filter.after;
     const older = after ? [{ $or: [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, id: { $lt: after.id } }] }] : [];
-    const proposals = await this.em.find(
-      Proposal,
-      { $and: [mine, ...(filter.status ? [{ status: filter.status }] : []), ...older] },
-      { orderBy: { createdAt: 'desc', id: 'desc' }, limit: filter.limit + 1 },
+    // A list: a replica that has replayed the caller's last write may answer it.
+    const proposals = await ormReplicaRead(() =>
+      this.em.find(
+        Proposal,
+        { $and: [mine, ...(filter.status ? [{ status: filter.status }] : []), ...older] },
+        { orderBy: { createdAt: 'desc', id: 'desc' }, limit: filter.limit + 1 },
+      ),
     );
     const items = proposals.slice(0, filter.limit).map(toProposalView);
     return { items, nextCursor: proposals.length > filter.limit ? encodeProposalCursor(items.at(-1)!) : null };

@@ -14,7 +14,7 @@ import type { WebhookHealth } from '../webhooks/index.js';
 import type { MailHealth } from '../../platform/mail/mailer.js';
 import { PairPrice } from './entities/pair-price.entity.js';
 import { PairPriceService } from './pair-prices.service.js';
-import { StatusService } from './status.service.js';
+import { StatusService, type DatabaseTopology } from './status.service.js';
 import { registerStatusRoutes } from './rest/status.routes.js';
 
 export const statusEntities = [PairPrice];
@@ -31,13 +31,14 @@ export function createStatusModule(deps: {
   logger: Logger;
   version: string;
   metrics: Metrics;
+  database: DatabaseTopology;
 }) {
   const pairPrices = new PairPriceService(deps.em, deps.clock, deps.aggregatorUrl, deps.tokens, deps.logger);
   // The feed as last refreshed: a scrape never calls the aggregator or the screener.
   deps.metrics.gauge('gateway_pair_price_observed_timestamp_seconds', 'When each token pair\'s price in the status report was observed, by pair and source (aggregator, screener, fallback)', ['pair', 'source'], (set) => {
     for (const quote of pairPrices.lastKnown().quotes) set(quote.observedAt.getTime() / 1000, { pair: quote.pair, source: quote.source });
   });
-  const status = new StatusService(deps.em, deps.clock, deps.requests, pairPrices, deps.tokens, deps.priceSources, deps.mail, deps.webhooks, deps.version);
+  const status = new StatusService(deps.em, deps.clock, deps.requests, pairPrices, deps.tokens, deps.priceSources, deps.mail, deps.webhooks, deps.version, deps.database);
   return {
     status,
     registerRoutes: (app: FastifyInstance) => registerStatusRoutes(app, status),

@@ -4,6 +4,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Logger } from '../../platform/logger.js';
 import { describeFetchFailure } from '../../platform/net/fetch-failure.js';
 import type { TokenAnalyticsService } from '../token-analytics/index.js';
+import { PairPrice } from './entities/pair-price.entity.js';
 
 /** A token pair the status report prices: a Pyth price id for the aggregator, a mint for the screener. */
 export interface TokenPair {
@@ -126,22 +127,18 @@ export class PairPriceService {
     }
     this.refreshPhase = 'database';
     const em = this.em.fork();
-    const fresh = [...quotes.values()];
+    // In pair order, so that two processes refreshing at once lock the rows in the same order.
+    const fresh = [...quotes.values()].sort((a, b) => (a.pair < b.pair ? -1 : a.pair > b.pair ? 1 : 0));
     if (fresh.length) {
-      await em.execute(
-        `insert into pair_prices (pair, price, source, observed_at)
-         select pair, price, source, observed_at from jsonb_to_recordset(?::jsonb) as q(pair text, price numeric, source text, observed_at timestamptz)
-         on conflict (pair) do update set price = excluded.price, source = excluded.source, observed_at = excluded.observed_at`,
-        [JSON.stringify(fresh.map((quote) => ({ pair: quote.pair, price: quote.price, source: quote.source, observed_at: quote.observedAt.toISOString() })))],
+      await em.upsertMany(
+        PairPrice,
+        fresh.map((quote) => ({ pair: quote.pair, price: String(quote.price), source: quote.source, observedAt: quote.observedAt })),
       );
     }
     const unpriced = this.pairs.map((pair) => pair.pair).filter((pair) => !quotes.has(pair));
     if (unpriced.length) {
-      const stored = await em.execute<{ pair: string; price: string; observed_at: Date }[]>(
-        `select pair, price, observed_at from pair_prices where pair in (select jsonb_array_elements_text(?::jsonb))`,
-        [JSON.stringify(unpriced)],
-      );
-      for (const row of stored) quotes.set(row.pair, { pair: row.pair, price: Number(row.price), source: 'fallback', observedAt: new Date(row.observed_at) });
+      const stored = await em.find(PairPrice, { pair: { $in: unpriced } });
+      for (const row of stored) quotes.set(row.pair, { pair: row.pair, price: Number(row.price), source: 'fallback', observedAt: row.observedAt });
     }
     this.state = {
       quotes: this.pairs.map((pair) => quotes.get(pair.pair)).filter((quote): quote is PairQuote => quote !== undefined),

@@ -6,6 +6,15 @@ import type { TokenAnalyticsService } from '../token-analytics/index.js';
 import type { PairPriceService } from './pair-prices.service.js';
 import type { WebhookHealth } from '../webhooks/index.js';
 import type { MailHealth } from '../../platform/mail/mailer.js';
+import type { PoolMode } from '../../platform/db/pooling.js';
+import type { ReplicaHealth } from '../../platform/db/replicas.js';
+import { DATABASE_PROBE, USAGE_COUNTS } from './sql/status.sql.js';
+
+/** How the gateway reaches PostgreSQL, for the report: the pooling mode and the read replicas' health. */
+export interface DatabaseTopology {
+  readonly poolMode: PoolMode;
+  replicas(): readonly ReplicaHealth[];
+}
 
 export type ComponentStatus = 'operational' | 'degraded' | 'down';
 
@@ -39,6 +48,7 @@ export class StatusService {
     private readonly mail: { health(): MailHealth },
     private readonly webhooks: { health(): WebhookHealth },
     private readonly version: string,
+    private readonly topology: DatabaseTopology,
   ) {
     this.startedAt = clock.now();
   }
@@ -75,7 +85,21 @@ export class StatusService {
       uptime_seconds: Math.floor((now.getTime() - this.startedAt.getTime()) / 1000),
       timestamp: now.toISOString(),
       services: {
-        database: { status: database.status, latency_ms: database.latencyMs },
+        database: {
+          status: database.status,
+          latency_ms: database.latencyMs,
+          // Beyond the seed: how connections are pooled, and each read replica (its name, never its
+          // address), outside the overall status: a replica that is left out costs the primary reads, not answers.
+          pool_mode: this.topology.poolMode,
+          replicas: this.topology.replicas().map((replica) => ({
+            name: replica.name,
+            status: replica.status,
+            lag_ms: replica.lagMs,
+            behind_bytes: replica.behindBytes,
+            replayed: replica.replayed,
+            reason: replica.reason,
+          })),
+        },
         price_feed: {
           status: priceFeedStatus,
           sources: ['aggregator', 'screener', 'fallback'],
@@ -140,7 +164,7 @@ export class StatusService {
   private async probeDatabase(): Promise<{ status: ComponentStatus; latencyMs: number }> {
     const started = performance.now();
     try {
-      await this.em.fork().execute('select 1');
+      await this.em.fork().execute(DATABASE_PROBE);
       const latencyMs = Math.round((performance.now() - started) * 100) / 100;
       return { status: latencyMs > SLOW_DATABASE_MS ? 'degraded' : 'operational', latencyMs };
     } catch {
@@ -149,9 +173,7 @@ export class StatusService {
   }
 
   private async counts(): Promise<{ agents: number; trades: number }> {
-    const [row] = await this.em.fork().execute<{ agents: string; trades: string }[]>(
-      `select (select count(*) from agents) as agents, (select count(*) from proposals where status = 'accepted') as trades`,
-    );
+    const [row] = await this.em.fork().execute<{ agents: string; trades: string }[]>(USAGE_COUNTS);
     return { agents: Number(row?.agents ?? 0), trades: Number(row?.trades ?? 0) };
   }
 }

@@ -29,7 +29,7 @@ import { recordWebhookAttemptFunction } from './sql/record-webhook-attempt.funct
 import { recordWebhookAttemptsFunction } from './sql/record-webhook-attempts.function.js';
 import { fanOutWebhookEventsFunction } from './sql/fan-out-webhook-events.function.js';
 
-export type { WebhookFailureKind, WebhookHealth, WebhookService, WebhookSettings } from './webhook.service.js';
+export { WEBHOOK_CURSOR_HEADERS, type WebhookFailureKind, type WebhookHealth, type WebhookService, type WebhookSettings } from './webhook.service.js';
 
 export const webhooksEntities = [Webhook, WebhookDelivery, WebhookAttempt];
 export const webhooksResolvers = [WebhookResolver];

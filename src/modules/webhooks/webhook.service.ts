@@ -23,6 +23,14 @@ import { SCHEDULING_LIMITS } from '../../platform/api-limits.js';
 import { echo } from '../../platform/echo.js';
 import { HTTP_URL_WITHOUT_CREDENTIALS, isHttpUrl } from '../../platform/formats.js';
 
+/**
+ * Beside the Standard Webhooks headers, every delivery names its event's cursor (the `since` of the change
+ * feed, the `after` of `bookingEvents`; the body's `id` is `evt_<cursor>`) and the cursor of the event this
+ * endpoint was sent before it (absent for the endpoint's first). A receiver whose last cursor is not the
+ * previous one missed something, and reads the change feed `since` its last cursor.
+ */
+export const WEBHOOK_CURSOR_HEADERS = { cursor: 'webhook-cursor', previousCursor: 'webhook-previous-cursor' } as const;
+
 /** Delivery jobs queued before the dispatcher existed still run under this name. */
 export const DELIVER_WEBHOOK_TASK = 'deliver_webhook';
 
@@ -400,7 +408,7 @@ export class WebhookService {
   }
 
   private async post(
-    webhook: { webhook_id: string; url: string; secret: string },
+    webhook: { webhook_id: string; url: string; secret: string; event_id: string; previous_event_id: string | null },
     message: object,
   ): Promise<{ statusCode: number | null; error: string | null; failureKind: WebhookFailureKind | null }> {
     const body = JSON.stringify(message);
@@ -420,6 +428,8 @@ export class WebhookService {
           'webhook-id': id,
           'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
           'webhook-signature': signature,
+          [WEBHOOK_CURSOR_HEADERS.cursor]: webhook.event_id,
+          ...(webhook.previous_event_id === null ? {} : { [WEBHOOK_CURSOR_HEADERS.previousCursor]: webhook.previous_event_id }),
         },
         body,
         signal: AbortSignal.any([deadline, this.shutdown.signal]),

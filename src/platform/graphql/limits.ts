@@ -1,6 +1,6 @@
 /**
- * What one GraphQL client may ask of the server, over HTTP and WebSocket alike. The README's
- * "Reliability and security" section lists each bound with the test that holds it.
+ * What one GraphQL client may ask of the server, over HTTP, WebSocket and SSE alike. docs/reliability.md
+ * ("Reliability and security") lists each bound with the test that holds it.
  */
 export const GRAPHQL_LIMITS = {
   /** Lexical tokens in one document (the largest operations file of the web app and tests has 280, the full introspection query 184). */

@@ -17,6 +17,7 @@ import { INPUT_RULES, storableVariablesPlugin, unstorableVariablesError } from '
 import type { Metrics } from '../metrics/metrics.js';
 import { OperationMetrics } from './operation-metrics.js';
 import { requestErrorStatusPlugin } from './request-error-status.js';
+import { consistencyTokenPlugin } from './consistency-tokens.js';
 import { ConnectionCounter, GRAPHQL_LIMITS } from './limits.js';
 import { ConnectionOutbox } from './connection-outbox.js';
 import { CompiledOperations } from './compiled-operations.js';
@@ -189,7 +190,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
     // only ever a Bearer token or X-API-Key header, which a cross-site page cannot add without a
     // preflight. Mutations still need a POST with a JSON body (a GET mutation is a 405, and a form or
     // text/plain POST never reaches execution), so a cross-site page can do only what an anonymous
-    // client can do on its own. README: "GraphQL over HTTP".
+    // client can do on its own. docs/graphql.md: "GraphQL over HTTP".
     csrfPrevention: false,
     parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
     validationRules,
@@ -209,6 +210,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
       costs.plugin<Context>(),
       requestErrorStatusPlugin<Context>(),
       new OperationMetrics(options.metrics).plugin<Context>(),
+      consistencyTokenPlugin<Context>(),
     ],
   });
   await apollo.start();

@@ -4,7 +4,10 @@ import { SECURITY } from './openapi.js';
 const statusBody = {
   type: 'object',
   required: ['status'],
-  properties: { status: { type: 'string' }, database_latency_ms: { type: 'number' } },
+  properties: {
+    status: { type: 'string', enum: ['ok', 'ready', 'unavailable'] },
+    database_latency_ms: { type: 'number', minimum: 0, description: 'The database round trip (readiness only).' },
+  },
 } as const;
 
 /** A readiness check slower than this fails: probes (Kubernetes: 1 s by default) must get an answer. */
@@ -15,15 +18,28 @@ export const READINESS_TIMEOUT_MS = 1_000;
  * READINESS_TIMEOUT_MS). Readiness turns back to 200 by itself when the database does.
  */
 export function registerHealthRoutes(app: FastifyInstance, pingDatabase: () => Promise<void>): void {
-  const liveness = { operationId: 'checkLiveness', summary: 'Liveness: the process answers', tags: ['health'], security: SECURITY.public, response: { 200: statusBody } };
+  const liveness = {
+    operationId: 'checkLiveness',
+    summary: 'Liveness: the process answers',
+    description: 'Answers `{"status": "ok"}` whenever the process can answer at all; it reads nothing, not even the database. For a probe that restarts a stuck process.',
+    tags: ['health'],
+    security: SECURITY.public,
+    response: { 200: { ...statusBody, description: 'The process answers', examples: [{ status: 'ok' }] } },
+  };
   app.get('/healthz', { schema: liveness }, async () => ({ status: 'ok' }));
 
   const readiness = {
     operationId: 'checkReadiness',
     summary: 'Readiness: the database answers in time (503 while it does not)',
+    description:
+      `Pings the database: 200 \`ready\` with the round trip in ms when it answers within ${READINESS_TIMEOUT_MS} ms, else 503 \`unavailable\`. ` +
+      'Turns back to 200 by itself once the database answers again. For a load balancer deciding whether to send traffic here.',
     tags: ['health'],
     security: SECURITY.public,
-    response: { 200: statusBody, 503: statusBody },
+    response: {
+      200: { ...statusBody, description: 'The database answered in time', examples: [{ status: 'ready', database_latency_ms: 0.71 }] },
+      503: { ...statusBody, description: 'The database did not answer in time', examples: [{ status: 'unavailable' }] },
+    },
   };
   app.get('/readyz', { schema: readiness }, async (request, reply) => {
     const started = performance.now();

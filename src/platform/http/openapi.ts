@@ -32,6 +32,9 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         description:
           'Scheduling, tool directory, GPU prices, status and token analytics. GraphQL lives at /graphql. ' +
           'No text may hold U+0000 (NUL), which nothing here can store: a JSON body holding one is refused whole (400 naming `body`), a query parameter 400 naming it.',
+        // Each installation serves its own document (see `servers`), so whoever runs it is the one to ask;
+        // its front page at / names the version and health. No licence: the project grants none.
+        contact: { name: 'The operators of the gateway that served this document' },
       },
       // Relative: every installation serves its own document, so paths resolve against wherever it was read from.
       servers: [{ url: '/', description: 'The gateway that served this document' }],
@@ -39,6 +42,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'scheduling', description: 'Agents, bookings and slot-transfer proposals (seed 000)' },
         { name: 'webhooks', description: 'Signed webhooks for an agent’s booking events' },
         { name: 'calendar feeds', description: 'Read-only iCalendar feeds of an agent’s bookings, each with its own token' },
+        { name: 'holds', description: 'Slots reserved on one or several calendars for a few minutes, then confirmed into bookings or released' },
         { name: 'availability', description: 'Free slots common to several agents’ calendars, and who may ask for an agent’s' },
         { name: 'directory', description: 'The tool directory (seed 001)' },
         { name: 'accounts', description: 'Directory sign-in by e-mail (magic link, then a JWT)' },

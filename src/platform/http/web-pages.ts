@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 /** Where `npm run build:web` put the pages, seen from the compiled server (dist/) or the sources (src/). */
 function findWebDist(): string | undefined {
   return [resolve(import.meta.dirname, '../../../web'), resolve(import.meta.dirname, '../../../dist/web')].find((dir) =>
-    existsSync(resolve(dir, 'browse.html')),
+    existsSync(resolve(dir, 'index.html')),
   );
 }
 
@@ -32,7 +32,8 @@ const PAGE_POLICY = [
 const CONSOLE_POLICY = PAGE_POLICY.replace("style-src 'self' 'unsafe-inline'", "style-src 'self'");
 
 /**
- * Serves the built front end: `/browse` (the tool directory), `/console` (an agent's console) and, when enabled, the GraphQL explorer
+ * Serves the built front end: `/` (the front page: what this is, every page and document, the server's
+ * version and health), `/browse` (the tool directory), `/console` (an agent's console) and, when enabled, the GraphQL explorer
  * for a browser opening `/graphql`. Hashed assets live under `/assets/` and are cached for good.
  */
 export async function registerWebPages(app: FastifyInstance, options: { explorer: boolean }): Promise<void> {
@@ -54,9 +55,18 @@ export async function registerWebPages(app: FastifyInstance, options: { explorer
     app.log.warn('web pages are not built; /browse answers 503 until `npm run build`');
   }
 
+  app.get('/', { schema: { hide: true } }, sendPage('index.html'));
   app.get('/browse', { schema: { hide: true } }, sendPage('browse.html'));
   app.get('/console', { schema: { hide: true } }, sendPage('console.html', CONSOLE_POLICY));
   app.get('/prices', { schema: { hide: true } }, sendPage('prices.html'));
+
+  // Browsers ask for /favicon.ico on any page, JSON answers included; the pages link the SVG.
+  for (const icon of ['favicon.ico', 'favicon.svg']) {
+    app.get(`/${icon}`, { schema: { hide: true } }, async (_request, reply) => {
+      if (!root) return reply.code(404).type('text/plain').send('The web pages are not built: run `npm run build`.');
+      return reply.header('cache-control', 'public, max-age=86400').sendFile(icon, root, { cacheControl: false });
+    });
+  }
 
   if (options.explorer) {
     // A browser navigating to /graphql gets the explorer; API clients (JSON, GET with ?query=) go on to Apollo.

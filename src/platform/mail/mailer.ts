@@ -34,6 +34,14 @@ export interface Mailer {
 
 export const SMTP_NOT_SET_WARNING = 'SMTP_URL is not set: sign-in e-mails, with their one-time links, are written to this log instead of sent';
 
+/**
+ * The log's stand-in for an e-mail without SMTP: recipient, subject and text on one line, the text's
+ * line breaks and blank lines folded into single spaces (a link stays whole and copyable).
+ */
+export function logLineOf(message: MailMessage): string {
+  return `e-mail to ${message.to}, "${message.subject}": ${message.text.trim().replace(/\s*\n\s*/g, ' ')}`;
+}
+
 /** Messages waiting to be sent at most; past it a sender is refused at once (503) instead of queued. */
 export const MAIL_QUEUE_LIMIT = 1_000;
 /** Messages sent at once. */
@@ -59,7 +67,8 @@ export function createMailer(options: { smtpUrl: string | undefined; from: strin
     return {
       health: () => ({ transport: 'log', waiting: 0, lastSentAt: null, lastError: null }),
       async send(message) {
-        log.info({ to: message.to, subject: message.subject, text: message.text }, 'SMTP_URL is not set: e-mail written to the log');
+        // One line a person can find and copy (a sign-in link), at info only: it is a secret.
+        log.info(logLineOf(message));
       },
     };
   }

@@ -1,5 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { tokenAfterWrite, writingNow } from '../db/read-your-writes.js';
 import { INTERNAL_ERROR, toAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ToolCaller, ToolDefinition } from './tool.js';
@@ -50,7 +51,15 @@ export function mcpServerFactory(offer: McpTools): (caller: ToolCaller) => Serve
       const tool = byName.get(request.params.name);
       // An unknown tool is a protocol error (the specification's own example), not a tool result.
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name.slice(0, 100)}`);
-      return answer(() => tool.run(checkedArguments(validators.get(tool.name)!, request.params.arguments ?? {}), caller), offer.logger);
+      const validator = validators.get(tool.name)!;
+      if (tool.annotations?.readOnlyHint) return answer(() => tool.run(checkedArguments(validator, request.params.arguments ?? {}), caller), offer.logger);
+      // A tool that writes: reads after it stay on the primary, and its token goes out as a header (read-your-writes.ts).
+      writingNow();
+      return answer(async () => {
+        const result = await tool.run(checkedArguments(validator, request.params.arguments ?? {}), caller);
+        await tokenAfterWrite();
+        return result;
+      }, offer.logger);
     });
     return server;
   };

@@ -17,6 +17,7 @@ import {
   type ToolSummaryFragment,
 } from '../generated/pages/graphql.js';
 import { ApiError, request, storedToken, TOKEN_KEY } from './api.js';
+import { useTabBar } from './scroll-cue.js';
 import { Failure, html, Loading, Notice, useLoad } from './ui.js';
 import { readState, writeState, type PageState, type Sort, type View } from './url-state.js';
 
@@ -347,6 +348,7 @@ export function App() {
     setNotice({ kind: 'info', text: 'You are signed out.' });
   };
 
+  const tabBar = useTabBar(state.tool ? null : state.view);
   const tabs: { view: View; label: string }[] = [
     { view: 'tools', label: 'Tools' },
     { view: 'leaderboard', label: 'Leaderboard' },
@@ -360,7 +362,7 @@ export function App() {
       <h1><a href="/browse" onClick=${(e: Event) => (e.preventDefault(), navigate({ view: 'tools', category: '', sort: 'votes', page: 1 }))}>Tool directory</a></h1>
       ${sessionReady ? html`<${SignIn} viewer=${viewer} onSignedOut=${signOut} />` : null}
     </header>
-    <nav class="tabs" aria-label="Sections">
+    <nav class="tabs" aria-label="Sections" ref=${tabBar}>
       ${tabs.map(
         (tab) => html`<a href=${tab.view === 'tools' ? '/browse' : `?view=${tab.view}`} aria-current=${state.view === tab.view ? 'page' : undefined}
           onClick=${(e: Event) => (e.preventDefault(), navigate({ view: tab.view }))}>${tab.label}</a>`,

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, requestAs } from '../browse/api.js';
+import { useTabBar } from '../browse/scroll-cue.js';
 import { html, Loading, Notice } from '../browse/ui.js';
 import { ConsoleMeDocument, type ConsoleMeQuery } from '../generated/console/graphql.js';
 import { AgentsView } from './agents.js';
@@ -79,6 +80,7 @@ export function App() {
   const [liveState, setLiveState] = useState<LiveState>('connecting');
   const [activity, setActivity] = useState<LiveEvent[]>([]);
   const hub = useMemo(() => new LiveHub(), []);
+  const tabBar = useTabBar(state.view);
 
   const signOut = (next: PageNotice) => {
     forgetAgentToken();
@@ -159,7 +161,7 @@ export function App() {
         <button type="button" class="secondary" onClick=${() => signOut({ kind: 'info', text: 'You are signed out; the token was removed from this tab.' })}>Sign out</button>
       </div>
     </header>
-    <nav class="tabs" aria-label="Sections">
+    <nav class="tabs" aria-label="Sections" ref=${tabBar}>
       ${VIEWS.map(
         (entry) => html`<a href=${`?view=${entry.view}`} aria-current=${state.view === entry.view ? 'page' : undefined}
           onClick=${(event: Event) => (event.preventDefault(), navigate({ view: entry.view }))}>${entry.label}</a>`,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ACCESS, freeBusyRuleSql, FREE_BUSY_VISIBILITIES, maySeeFreeBusy, maySeeSettings, relationOf, requireOwner } from '../../../src/modules/agents/index.js';
+import { ACCESS, changeFeedRuleSql, freeBusyRuleSql, FREE_BUSY_VISIBILITIES, mayReadChangeFeed, maySeeFreeBusy, maySeeSettings, relationOf, requireOwner } from '../../../src/modules/agents/index.js';
 import { PROPOSAL_ACCESS, requireParty } from '../../../src/modules/proposals/access.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
 import { startTestApp, type TestApp } from '../../harness.js';
@@ -57,6 +57,21 @@ describe('one access decision', () => {
         const expected = (ACCESS.freeBusy[visibility] as readonly string[]).includes(relation);
         expect({ visibility, relation, ts: maySeeFreeBusy(caller, subject) }).toEqual({ visibility, relation, ts: expected });
         expect({ visibility, relation, sql: await sqlSaysMaySee(caller.id, subject.id, visibility) }).toEqual({ visibility, relation, sql: expected });
+      }
+    }
+    expect([...seen].sort()).toEqual(['child', 'other', 'parent', 'self']);
+  });
+
+  it('the change-feed rule in SQL (the members of a family feed) answers as the services do, for every relation', async () => {
+    const rule = changeFeedRuleSql('$1::uuid', '(select c.parent_id from agents c where c.id = $1::uuid)', 'a');
+    const seen = new Set<string>();
+    for (const caller of Object.values(family)) {
+      for (const subject of Object.values(family)) {
+        const relation = relationOf(caller, subject);
+        seen.add(relation);
+        const expected = (ACCESS.changeFeed as readonly string[]).includes(relation);
+        const [row] = await t.query<{ allowed: boolean }>(`select ${rule} as allowed from agents a where a.id = $2`, [caller.id, subject.id]);
+        expect({ relation, ts: mayReadChangeFeed(caller, subject), sql: row!.allowed }).toEqual({ relation, ts: expected, sql: expected });
       }
     }
     expect([...seen].sort()).toEqual(['child', 'other', 'parent', 'self']);

@@ -6,7 +6,7 @@ import { createBooking } from '../../factories/bookings.js';
 import { subscribeToBookingEvents as subscribe } from '../../factories/booking-events.js';
 import { startWebhookReceiver } from '../../factories/webhook-receiver.js';
 import { FEED_CHECK_INTERVAL_MS } from '../../../src/modules/booking-events/booking-event-bus.js';
-import { createTestDatabase, startTestApp, type TestApp } from '../../harness.js';
+import { createTestDatabase, databaseEnv, startTestApp, type TestApp } from '../../harness.js';
 
 const slotAt = (day: number) => {
   const start = new Date(Date.UTC(2033, 0, 1, 9) + day * 86_400_000);
@@ -242,7 +242,7 @@ describe('two server processes on one database', () => {
   async function startProcess(databaseUrl: string): Promise<string> {
     const port = await freePort();
     const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', 'src/main.ts'], {
-      env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true' },
+      env: { ...process.env, NODE_OPTIONS: '', ...databaseEnv(databaseUrl), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true' },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     children.push(child);

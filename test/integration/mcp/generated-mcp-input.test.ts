@@ -51,6 +51,8 @@ function validValue(schema: JsonSchema, name: string, owned: Owned): fc.Arbitrar
   if (name === 'bookingId') return fc.constant(owned.bookingId);
   if (name === 'proposalId') return fc.constant(owned.proposalId);
   if (name === 'targetAgentId' || name === 'agentIds.item' || name === 'agentId') return fc.constant(owned.root.id);
+  // Event cursors: the start of the log, or one past anything handed out (a validation error).
+  if (name === 'since') return fc.constantFrom('0', '1', '999999999999999999');
   if (name === 'mint') return fc.constant(MINT);
   if (schema.enum) return fc.constantFrom(...schema.enum);
   if (Array.isArray(schema.type)) {

@@ -47,6 +47,7 @@ describe('MCP at /mcp through the SDK client', () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
       'availability',
+      'booking_changes',
       'cancel_booking',
       'check_slot',
       'clear_availability_rules',

@@ -80,6 +80,8 @@ const REST_REQUESTS: Record<string, (v: Victims) => { url: string; payload?: Rec
   'PATCH /api/holds/{id}/confirm': (v) => ({ url: `/api/holds/${v.holdId}/confirm` }),
   'DELETE /api/holds/{id}': (v) => ({ url: `/api/holds/${v.holdId}` }),
   'GET /api/bookings/{id}/occurrences': (v) => ({ url: `/api/bookings/${v.bookingId}/occurrences` }),
+  // The victim's change feed, named by its agent id: only the agent and its parent read it.
+  'GET /api/bookings/changes': (v) => ({ url: `/api/bookings/changes?since=0&agentId=${v.agent.id}` }),
   'POST /api/proposals': (v) => ({ url: '/api/proposals', payload: { targetAgentId: v.agent.id, startsAt: '2033-02-01T09:00:00Z', endsAt: '2033-02-01T10:00:00Z' } }),
   'GET /api/proposals': () => ({ url: '/api/proposals' }),
   'PATCH /api/proposals/{id}/accept': (v) => ({ url: `/api/proposals/${v.proposalId}/accept` }),
@@ -124,6 +126,11 @@ const byId = (id: keyof Victims) => (v: Victims) => ({ id: v[id] });
 const GRAPHQL_ROWS: Record<string, GraphQLRow> = {
   'Query.booking': { audience: 'agent', query: 'query($id: ID!) { booking(id: $id) { id } }', variables: byId('bookingId') },
   'Query.bookings': { audience: 'agent', query: '{ bookings { edges { node { id } } } }' },
+  'Query.bookingChanges': {
+    audience: 'agent',
+    query: 'query($id: ID!) { bookingChanges(since: "0", agentId: $id) { nextSince changes { booking { id } } } }',
+    variables: (v) => ({ id: v.agent.id }),
+  },
   'Query.bookedSlots': { audience: 'agent', query: '{ bookedSlots(from: "2032-01-01T00:00:00Z", to: "2032-01-02T00:00:00Z") { startsAt } }' },
   'Query.freeBusy': { audience: 'agent', query: '{ freeBusy(from: "2032-01-01T00:00:00Z", to: "2032-01-02T00:00:00Z") { busy { startsAt } } }' },
   'Query.me': { audience: 'agent', query: '{ me { id } }' },
@@ -238,6 +245,7 @@ const MCP_ROWS: Record<string, { audience: 'public' | 'agent'; args: (v: Victims
   list_bookings: { audience: 'agent', args: () => ({}) },
   create_booking: { audience: 'agent', args: () => ({ ...slot }) },
   cancel_booking: { audience: 'agent', args: (v) => ({ bookingId: v.bookingId }) },
+  booking_changes: { audience: 'agent', args: (v) => ({ since: '0', agentId: v.agent.id }) },
   propose_slot: { audience: 'agent', args: (v) => ({ targetAgentId: v.agent.id, ...slot }) },
   respond_to_proposal: { audience: 'agent', args: (v) => ({ proposalId: v.proposalId, decision: 'accept' }) },
   availability: { audience: 'agent', args: (v) => ({ agentIds: [v.agent.id], duration: 30, from: '2033-04-01T00:00:00Z', to: '2033-04-02T00:00:00Z' }) },
@@ -399,8 +407,8 @@ describe('authorization matrix', () => {
     const outcomes: string[] = [];
     for (const operation of restOperations().filter((candidate) => candidate.audience === 'agent')) {
       // Availability and the slot check ask about the victim's calendar, so they are refused like a row of the victim's;
-      // a group booking or a hold on the victim's calendar too (the intruder acts for its own calendar and its children's).
-      const onVictim = ['GET /api/availability', 'GET /api/availability/check', 'POST /api/bookings/group', 'POST /api/holds'].includes(operation.key);
+      // the change feed names the victim (agentId); a group booking or a hold on the victim's calendar too (the intruder acts for its own calendar and its children's).
+      const onVictim = ['GET /api/availability', 'GET /api/availability/check', 'GET /api/bookings/changes', 'POST /api/bookings/group', 'POST /api/holds'].includes(operation.key);
       const expected = operation.key.includes('{id}') || onVictim ? [403, 404] : operation.method === 'GET' ? [200] : [];
       if (expected.length === 0) continue; // creates: what the intruder may write for itself is not the victim's
       const request = REST_REQUESTS[operation.key]!(victims);
@@ -409,7 +417,7 @@ describe('authorization matrix', () => {
       outcomes.push(`${operation.key}: ${expected.includes(response.statusCode) && leaked.length === 0 ? 'denied' : `${response.statusCode}, leaks ${leaked.join(', ')}`}`);
     }
     expect(outcomes.filter((line) => !line.endsWith('denied'))).toEqual([]);
-    expect(outcomes).toHaveLength(26);
+    expect(outcomes).toHaveLength(27);
     expect(await tableCounts()).toEqual(before);
   });
 
@@ -543,6 +551,7 @@ describe('authorization matrix', () => {
         if (
           [
             'cancel_booking',
+            'booking_changes',
             'respond_to_proposal',
             'availability',
             'propose_first_available',
@@ -563,7 +572,7 @@ describe('authorization matrix', () => {
         }
       }
       expect(outcomes.filter((line) => !line.endsWith(': refused'))).toEqual([]);
-      expect(outcomes.length).toBeGreaterThanOrEqual(5 * 7 + 2);
+      expect(outcomes.length).toBeGreaterThanOrEqual(5 * 8 + 3);
       expect(await tableCounts()).toEqual(before);
     });
   });

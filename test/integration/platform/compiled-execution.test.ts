@@ -98,6 +98,17 @@ describe('compiled execution (graphql-jit) through /graphql', () => {
     });
   }
 
+  // GraphiQL sends the operation name it last saw, a moment behind its editor.
+  it('answers an operation name the document does not hold with graphql-js\'s error, not a 500', async () => {
+    for (const t of [compiled, compiled, interpreted]) {
+      const response = await post(t, { query: '{ me { id } }', operationName: 'GpuPrices' }, bearer(owner.token));
+      expect({ status: response.statusCode, errors: response.json().errors.map((error: { message: string }) => error.message) }).toEqual({
+        status: 400,
+        errors: ['Unknown operation named "GpuPrices".'],
+      });
+    }
+  });
+
   it('runs a mutation compiled, with the same answer shape and rows as graphql-js', async () => {
     const create = (t: TestApp, hour: number) =>
       post(

@@ -32,7 +32,7 @@ import { bearer, startTestApp, type TestApp } from '../../harness.js';
  */
 const RUNS_PER_FIELD = Number(process.env.FUZZ_RUNS ?? 40);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
-/** An error answer never grows with the input it refuses (README: Reliability and security). */
+/** An error answer never grows with the input it refuses (docs/reliability.md: Reliability and security). */
 const ERROR_ANSWER_MAX_BYTES = 16 * 1024;
 
 const SCHEMA = buildSchema(readFileSync(new URL('../../../schema/schema.graphql', import.meta.url), 'utf8'));

@@ -21,7 +21,7 @@ import { bearer, startTestApp, type TestApp } from '../../harness.js';
 const RUNS_PER_OPERATION = Number(process.env.FUZZ_RUNS ?? 100);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 const ADMIN_TOKEN = 'generated-input-admin-token-0123456789';
-/** An error answer never grows with the input it refuses (README: Reliability and security). */
+/** An error answer never grows with the input it refuses (docs/reliability.md: Reliability and security). */
 const ERROR_ANSWER_MAX_BYTES = 16 * 1024;
 
 type JsonSchema = {

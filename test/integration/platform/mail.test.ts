@@ -3,7 +3,9 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AppError } from '../../../src/platform/errors.js';
 import { createLogger } from '../../../src/platform/logger.js';
-import { createMailer, MAIL_QUEUE_LIMIT } from '../../../src/platform/mail/mailer.js';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { createMailer, MAIL_QUEUE_LIMIT, SMTP_NOT_SET_WARNING } from '../../../src/platform/mail/mailer.js';
 import { startTestApp } from '../../harness.js';
 
 /** An SMTP server that accepts connections and never says a word (not even its greeting). */
@@ -67,5 +69,31 @@ describe('e-mail when the SMTP server does not answer', () => {
     } finally {
       await mailer.close!(0);
     }
+  });
+});
+
+describe('e-mail without SMTP_URL', () => {
+  const message = { to: 'reader@example.com', subject: 'Your sign-in link', text: 'Sign in:\n\nhttp://localhost:3000/browse?token=secret-token\n\nThe link works once.\n' };
+
+  async function logOf(level: string): Promise<{ level: number; msg: string }[]> {
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk, _encoding, done) => (lines.push(...String(chunk).split('\n').filter(Boolean)), done()) });
+    const mailer = createMailer({ smtpUrl: undefined, from: 'directory@example.com', logger: pino({ level }, sink) });
+    await mailer.send(message);
+    return lines.map((line) => JSON.parse(line) as { level: number; msg: string });
+  }
+
+  it('writes the message as one readable line at info, the link whole', async () => {
+    const entries = await logOf('info');
+    expect(entries.map((entry) => entry.msg)).toEqual([
+      SMTP_NOT_SET_WARNING,
+      'e-mail to reader@example.com, "Your sign-in link": Sign in: http://localhost:3000/browse?token=secret-token The link works once.',
+    ]);
+    expect(entries[1]!.level).toBe(30);
+  });
+
+  it('keeps the link out of a log set above info', async () => {
+    const entries = await logOf('warn');
+    expect(entries.map((entry) => entry.msg)).toEqual([SMTP_NOT_SET_WARNING]);
   });
 });

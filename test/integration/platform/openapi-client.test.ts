@@ -123,4 +123,15 @@ describe('a client generated from the OpenAPI document', () => {
     expect(anonymousVote.response.status).toBe(401);
     expect(anonymousVote.error).toEqual({ success: false, message: expect.any(String) });
   });
+
+  it('reads the status report with the types the document declares', async () => {
+    const report = ok(await client.GET('/api/status'));
+    // Without a response schema the generated types give the answer no body (`content?: never`), and these member
+    // reads fail `npm run typecheck`.
+    const database: 'operational' | 'degraded' | 'down' = report.services.database.status;
+    expect(database).toBe('operational');
+    expect(report.services.webhooks.attempts_last_5min).toEqual({ delivered: expect.any(Number), retrying: expect.any(Number), failed: expect.any(Number) });
+    expect(report.metrics.total_agents).toBeGreaterThanOrEqual(0);
+    expect(report.version).toBe('1.0.0');
+  });
 });

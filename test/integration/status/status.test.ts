@@ -38,7 +38,7 @@ describe('GET /api/status', () => {
       uptime_seconds: expect.any(Number),
       timestamp: clock.now().toISOString(),
       services: {
-        database: { status: 'operational', latency_ms: expect.any(Number) },
+        database: { status: 'operational', latency_ms: expect.any(Number), pool_mode: t.config.databasePooling.mode, replicas: [] },
         price_feed: {
           status: 'operational',
           sources: ['aggregator', 'screener', 'fallback'],

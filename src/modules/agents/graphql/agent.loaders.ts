@@ -1,10 +1,9 @@
 import DataLoader from 'dataloader';
 import type { Actor } from '../../../platform/auth/actor.js';
-import type { Statements } from '../../../platform/db/statements.js';
 import type { PlatformContext } from '../../../platform/graphql/server.js';
 import { AppError } from '../../../platform/errors.js';
-import { AGENT_LIMITS } from '../agent.service.js';
-import { AGENTS_BY_ID, CHILDREN_PAGES, toAgentRecord, type AgentRecord } from '../sql/agent.sql.js';
+import { AGENT_LIMITS, type AgentService } from '../agent.service.js';
+import type { AgentRecord } from '../sql/agent.sql.js';
 
 /** Which page of an agent's children: `first` of them after the child `after` (oldest first). */
 export interface ChildrenPageKey {
@@ -29,13 +28,13 @@ const childrenPageId = (key: ChildrenPageKey) => `${key.parentId}|${key.first}|$
  * Built per operation, so loaders also work where no request scope is active (subscriptions). The
  * caller is known already (its credential was resolved): asking for it reads nothing.
  */
-export function createAgentLoaders(statements: Statements, caller: () => Promise<Actor>): AgentLoaders {
+export function createAgentLoaders(agents: AgentService, caller: () => Promise<Actor>): AgentLoaders {
   let childrenAnswered = 0;
   const agentById = new DataLoader<string, AgentRecord | null>(async (ids) => {
     const actor = await caller();
     const known = actor.kind === 'agent' ? actor.agent : undefined;
     const unknown = ids.filter((id) => id !== known?.id);
-    const found = new Map(unknown.length ? (await statements.rows(AGENTS_BY_ID, [unknown])).map((row) => [row.id, toAgentRecord(row)]) : []);
+    const found = await agents.byIds(unknown);
     if (known) found.set(known.id, known);
     return ids.map((id) => found.get(id) ?? null);
   });
@@ -48,8 +47,8 @@ export function createAgentLoaders(statements: Statements, caller: () => Promise
         const groups = Map.groupBy(keys, (key) => `${key.first}|${key.after ?? ''}`);
         for (const group of groups.values()) {
           const { first, after } = group[0]!;
-          const rows = await statements.rows(CHILDREN_PAGES, [group.map((key) => key.parentId), after, first]);
-          for (const key of group) pages.set(childrenPageId(key), rows.filter((row) => row.parent_id === key.parentId).map(toAgentRecord));
+          const children = await agents.childrenPages(group.map((key) => key.parentId), after, first);
+          for (const key of group) pages.set(childrenPageId(key), children.get(key.parentId) ?? []);
         }
         return keys.map((key) => pages.get(childrenPageId(key)) ?? []);
       },

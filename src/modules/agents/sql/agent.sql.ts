@@ -77,4 +77,5 @@ export const CHILDREN_PAGES = namedStatement<[parentIds: string[], after: string
       order by child.created_at, child.id
       limit $3
    ) page`,
+  { servedByReplica: true },
 );

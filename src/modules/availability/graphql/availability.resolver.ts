@@ -9,7 +9,7 @@ import { cost, listSize } from '../../../platform/graphql/directives.js';
 export class AvailabilityResolver {
   constructor(private readonly calendars: AvailabilityService) {}
 
-  // One statement over every asked agent's calendar in the window (8 ms for ten agents of 500 bookings, README S8): dearer than reading an object.
+  // One statement over every asked agent's calendar in the window (8 ms for ten agents of 500 bookings, docs/performance.md S8): dearer than reading an object.
   @Directive(cost(10))
   @Directive(listSize({ slicingArguments: ['first'], sizedFields: ['edges'], requireOneSlicingArgument: false }))
   @Query(() => FreeSlotConnection, {

@@ -11,15 +11,16 @@ const freeSlot = { type: 'object', additionalProperties: false, required: ['star
 
 /** What a search for common free time asks: the route's query here, `POST /api/proposals/first-available`'s body too. */
 export const availabilitySearchProperties = {
-  duration: { type: 'integer', minimum: L.durationMin, maximum: L.durationMax, description: 'Slot length in minutes.' },
-  from: dateTime,
-  to: { ...dateTime, description: `After from, at most ${L.maxWindowDays} days later.` },
+  duration: { type: 'integer', minimum: L.durationMin, maximum: L.durationMax, description: 'Slot length in minutes.', examples: [30] },
+  from: { ...dateTime, description: 'Where the search window starts (included).', examples: ['2031-05-06T08:00:00Z'] },
+  to: { ...dateTime, description: `Where it ends (not included): after from, at most ${L.maxWindowDays} days later.`, examples: ['2031-05-06T18:00:00Z'] },
   granularity: {
     type: 'integer',
     minimum: L.granularityMin,
     maximum: L.granularityMax,
     default: L.granularityDefault,
     description: 'Minutes between candidate starts (multiples of it since 1970-01-01T00:00Z).',
+    examples: [15],
   },
 } as const;
 
@@ -44,14 +45,16 @@ export const availabilityRoute = {
         type: 'string',
         maxLength: L.maxOtherAgents * (SCHEDULING_LIMITS.agentIdMaxLength + 2),
         description: `Agent ids separated by commas, at most ${L.maxOtherAgents}; the caller is always included and may be left out.`,
+        examples: ['9e4a7b20-1f3c-4d8e-a6b5-c2d0f7e1a389,1d7c3e5a-8b2f-4a6d-9c0e-7f1b4a2d6e85'],
       },
       ...availabilitySearchProperties,
-      limit: { type: 'integer', minimum: 1, maximum: L.firstMax, default: L.firstDefault },
+      limit: { type: 'integer', minimum: 1, maximum: L.firstMax, default: L.firstDefault, description: 'The most slots one page holds.' },
       after: { type: 'string', minLength: 1, maxLength: 100, description: 'The `nextCursor` of the previous page.' },
     },
   },
   response: {
     200: {
+      description: 'A page of common free slots, earliest first',
       type: 'object',
       additionalProperties: false,
       required: ['items', 'nextCursor'],
@@ -59,6 +62,15 @@ export const availabilityRoute = {
         items: { type: 'array', maxItems: L.firstMax, items: freeSlot },
         nextCursor: { type: ['string', 'null'], description: 'Pass as `after` for the next page; null on the last page.' },
       },
+      examples: [
+        {
+          items: [
+            { startsAt: '2031-05-06T09:00:00.000Z', endsAt: '2031-05-06T09:30:00.000Z' },
+            { startsAt: '2031-05-06T09:15:00.000Z', endsAt: '2031-05-06T09:45:00.000Z' },
+          ],
+          nextCursor: null,
+        },
+      ],
     },
     ...errorResponses(400, 401, 403),
   },
@@ -104,8 +116,8 @@ export const slotCheckRoute = {
     required: ['startsAt', 'endsAt'],
     properties: {
       agent: { type: 'string', minLength: 1, maxLength: SCHEDULING_LIMITS.agentIdMaxLength, description: 'The calendar; the caller’s own when absent.' },
-      startsAt: dateTime,
-      endsAt: dateTime,
+      startsAt: { ...dateTime, description: 'The first instant of the candidate slot, with an offset.', examples: ['2031-03-04T18:00:00Z'] },
+      endsAt: { ...dateTime, description: 'The instant the candidate slot ends (not included); after startsAt.', examples: ['2031-03-04T18:30:00Z'] },
     },
     examples: [{ agent: '4f8c2a8e-1d3b-4c5a-9e7f-2b6d8a0c1e34', startsAt: '2031-03-04T18:00:00Z', endsAt: '2031-03-04T18:30:00Z' }],
   },

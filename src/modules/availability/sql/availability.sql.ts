@@ -163,6 +163,7 @@ export const AVAILABILITY = namedStatement<
              limit $7::int
           ) end as starts
      from refusal`,
+  { servedByReplica: true },
 );
 
 /**

@@ -5,8 +5,9 @@ export const BOOKING_EVENT_TYPES = ['booking.created', 'booking.cancelled', 'boo
 export type BookingEventType = (typeof BOOKING_EVENT_TYPES)[number];
 
 /**
- * The booking event log and transactional outbox. `id` is the cursor shared by subscriptions and
- * webhook deliveries; rows are written only by the `record_booking_event` SQL function.
+ * The booking event log and transactional outbox. `id` is the cursor shared by subscriptions, webhook
+ * deliveries and the change feed; rows are written only by the `record_booking_event` SQL function and
+ * deleted only by `prune_booking_events` (after BOOKING_EVENTS_RETENTION_DAYS).
  */
 @Entity({ tableName: 'booking_events' })
 @Check({

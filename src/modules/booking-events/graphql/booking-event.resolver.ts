@@ -1,6 +1,9 @@
-import { Arg, Field, ID, Int, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Ctx, Field, ID, Int, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { checkLimit } from '../../../platform/graphql/page-size.js';
 import type { PlatformContext } from '../../../platform/graphql/server.js';
 import { BookingNode, type BookingEventView } from '../../bookings/index.js';
+import { CHANGE_FEED_LIMITS, type BookingChangeFeed } from '../change-feed.service.js';
+import { BookingChangePageNode } from './booking-change.types.js';
 import { publicEventId } from '../event-id.js';
 
 /** The GraphQL context slice of booking events: the caller's subscription. */
@@ -49,6 +52,28 @@ export class BookingEventNode {
 
 @Resolver(() => BookingEventNode)
 export class BookingEventResolver {
+  constructor(private readonly feed: BookingChangeFeed) {}
+
+  @Query(() => BookingChangePageNode, {
+    description:
+      "What happened to the caller's bookings after `since`, in commit order, each with the booking as it is now or a tombstone. " +
+      'Keep `nextSince` and pass it as `since` next time; without `since` the answer has no changes and `nextSince` is the head (list the calendar, then follow from it). ' +
+      'The cursor is the one of `bookingEvents(after:)` and of every webhook delivery (`webhook-cursor`). ' +
+      "`agentId`: a child's feed (a parent reads its children's); `family: true`: the caller's and its children's in one cursor order " +
+      `(at most ${CHANGE_FEED_LIMITS.familyMaxAgents} agents, else \`limit_exceeded\`). A cursor older than the retention answers \`cursor_expired\`.`,
+  })
+  async bookingChanges(
+    @Ctx() ctx: PlatformContext,
+    @Arg('since', () => String, { nullable: true }) since?: string | null,
+    @Arg('first', () => Int, { defaultValue: CHANGE_FEED_LIMITS.pageDefault, description: `1 to ${CHANGE_FEED_LIMITS.pageMax}` }) first = CHANGE_FEED_LIMITS.pageDefault as number,
+    @Arg('agentId', () => ID, { nullable: true }) agentId?: string | null,
+    @Arg('family', () => Boolean, { defaultValue: false }) family = false,
+  ): Promise<BookingChangePageNode> {
+    const limit = checkLimit('first', first, CHANGE_FEED_LIMITS.pageMax);
+    const page = await this.feed.changes(await ctx.actor(), { since: since ?? undefined, limit, agentId: agentId ?? undefined, family });
+    return BookingChangePageNode.from(page);
+  }
+
   @Subscription(() => BookingEventNode, {
     description: "The caller's booking events. With `after`, first replays what came after that cursor, then goes live.",
     subscribe: ({ args, context }) =>

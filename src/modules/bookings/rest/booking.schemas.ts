@@ -4,8 +4,34 @@ import { BOOKING_LIMITS } from '../booking.service.js';
 import { BOOKING_FIELDS, BOOKING_STATUSES } from '../booking.shape.js';
 import { errorResponses } from '../../../platform/http/error-schemas.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../../../platform/api-limits.js';
+import { IDEMPOTENCY_TTL_MS } from '../idempotency.js';
+import { BOOKABLE_TIME } from '../input-checks.js';
 
 const dateTime = { type: 'string', format: 'date-time' } as const;
+const bookableTime = `From ${BOOKABLE_TIME.from.toISOString()} and before ${BOOKABLE_TIME.before.toISOString()}`;
+
+const exampleBooking = {
+  id: '0f9c8a52-5f7e-4a43-9d1e-2b7f6c3d9a10',
+  agentId: '6c1d4c1e-2d3b-4f6a-8e0a-5b9d7e2f1c34',
+  startsAt: '2031-05-06T14:00:00.000Z',
+  endsAt: '2031-05-06T14:30:00.000Z',
+  status: 'confirmed',
+  rrule: null,
+  warningSentAt: null,
+  createdAt: '2031-05-01T09:12:44.310Z',
+} as const;
+
+/**
+ * `Idempotency-Key` on the creations that replay (bookings, proposals): the stored first answer is what a
+ * retry after a lost response gets.
+ */
+export const idempotencyKeyHeader = {
+  ...IDEMPOTENCY_KEY_HEADER,
+  description:
+    `Makes a retry safe: the same key with the same body within ${IDEMPOTENCY_TTL_MS / 3_600_000} hours answers the first success again and creates nothing more; ` +
+    'the same key with another body is 409 `conflict`. Keys are the caller’s own (another agent’s equal key is another key).',
+  examples: ['2f6d1c9e-booking-0001'],
+} as const;
 
 /** Seed 000 `BookingCreate`: no other properties allowed (an rrule comes only through GraphQL). */
 export const bookingCreateBody = {
@@ -13,10 +39,11 @@ export const bookingCreateBody = {
   additionalProperties: false,
   required: ['agentId', 'startsAt', 'endsAt'],
   properties: {
-    agentId: { type: 'string', minLength: 1, maxLength: BOOKING_LIMITS.agentIdMaxLength },
-    startsAt: dateTime,
-    endsAt: dateTime,
+    agentId: { type: 'string', minLength: 1, maxLength: BOOKING_LIMITS.agentIdMaxLength, description: 'The caller’s own id (another agent’s is 403 `forbidden`).' },
+    startsAt: { ...dateTime, description: `The first instant of the slot, with an offset. ${bookableTime}.` },
+    endsAt: { ...dateTime, description: 'The instant the slot ends (not included); after startsAt.' },
   },
+  examples: [{ agentId: exampleBooking.agentId, startsAt: '2031-05-06T16:00:00+02:00', endsAt: '2031-05-06T16:30:00+02:00' }],
 } as const;
 
 const FIELD_SCHEMAS = {
@@ -28,8 +55,17 @@ const KIND_SCHEMAS = { id: { type: 'string' }, text: { type: 'string' }, status:
 /** The fields of seed 000's BookingItem (the REST body admits no other). */
 const SEED_FIELDS = BOOKING_FIELDS.filter((field) => !('beyondSeed' in field && field.beyondSeed));
 
+const FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  agentId: 'Whose calendar holds it.',
+  startsAt: 'In UTC.',
+  endsAt: 'In UTC; not included in the slot.',
+  rrule: 'The RFC 5545 recurrence rule of a series (created through GraphQL or MCP); null for a single booking.',
+  warningSentAt: 'When the reminder event was sent; null before.',
+};
+
 function fieldSchema(field: (typeof BOOKING_FIELDS)[number]) {
-  const schema: { type: string } = (FIELD_SCHEMAS as Record<string, { type: string }>)[field.name] ?? KIND_SCHEMAS[field.kind];
+  const known: { type: string } = (FIELD_SCHEMAS as Record<string, { type: string }>)[field.name] ?? KIND_SCHEMAS[field.kind];
+  const schema = FIELD_DESCRIPTIONS[field.name] ? { ...known, description: FIELD_DESCRIPTIONS[field.name] } : known;
   return field.nullable ? { ...schema, type: [schema.type, 'null'] } : schema;
 }
 
@@ -42,15 +78,33 @@ export const bookingItem = {
   additionalProperties: false,
   required: SEED_FIELDS.filter((field) => !('optionalInSeed' in field && field.optionalInSeed)).map((field) => field.name),
   properties: Object.fromEntries(SEED_FIELDS.map((field) => [field.name, fieldSchema(field)])),
+  examples: [exampleBooking],
 } as const;
 
-const limit = (defaultValue: number) => ({ type: 'integer', minimum: 1, maximum: BOOKING_LIMITS.listMax, default: defaultValue }) as const;
+/**
+ * The booking with every field of the shape, `version` included: for answers seed 000 does not shape (the
+ * change feed), whose clients keep a copy and need the version a reschedule's If-Match names.
+ */
+export const fullBookingItem = {
+  type: 'object',
+  additionalProperties: false,
+  required: BOOKING_FIELDS.filter((field) => !('optionalInSeed' in field && field.optionalInSeed)).map((field) => field.name),
+  properties: Object.fromEntries(BOOKING_FIELDS.map((field) => [field.name, fieldSchema(field)])),
+  examples: [{ ...exampleBooking, version: 1 }],
+} as const;
 
-const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1 } } } as const;
+const limit = (defaultValue: number, items: string) =>
+  ({ type: 'integer', minimum: 1, maximum: BOOKING_LIMITS.listMax, default: defaultValue, description: `The most ${items} one page holds.` }) as const;
+
+const idParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', minLength: 1, description: 'The booking’s id.', examples: [exampleBooking.id] } },
+} as const;
 
 const idempotencyHeader = {
   type: 'object',
-  properties: { 'idempotency-key': IDEMPOTENCY_KEY_HEADER },
+  properties: { 'idempotency-key': idempotencyKeyHeader },
 } as const;
 
 /** A single booking's version, which seed 000's body has no room for: the strong ETag `"<version>"`. */
@@ -69,17 +123,25 @@ const SLOT_EXAMPLE = { startsAt: '2031-03-04T10:00:00Z', endsAt: '2031-03-04T10:
 export const createBookingRoute = {
   operationId: 'createBooking',
   summary: 'Create a booking on the caller’s calendar',
-  description: `An agent without rules is bound by overlaps only. ${RULE_REFUSALS} 429 \`booking_cap_reached\` at the free-tier cap.`,
+  description:
+    'Books [startsAt, endsAt) on the caller’s calendar, confirmed at once. A slot that overlaps one of the caller’s confirmed bookings ' +
+    '(or an occurrence of a series) is 409 `slot_taken`: the database’s exclusion constraint decides, races included. ' +
+    'Past BOOKING_CAP live bookings (a booking counts until it has ended) the answer is 429 `booking_cap_reached`. ' +
+    'Subscribers of the caller’s booking events get `booking.created`. Answers the booking in UTC, its version as the ETag. ' +
+    `An agent without rules is bound by overlaps only. ${RULE_REFUSALS}`,
   tags: ['scheduling'],
   security: SECURITY.agent,
   headers: idempotencyHeader,
   body: bookingCreateBody,
-  response: { 201: { ...bookingItem, headers: ETAG_HEADER }, ...errorResponses(400, 401, 403, 409, 429) },
+  response: { 201: { ...bookingItem, description: 'The booking, confirmed', headers: ETAG_HEADER }, ...errorResponses(400, 401, 403, 409, 429) },
 } as const;
 
 export const getBookingRoute = {
   operationId: 'getBooking',
   summary: 'One of the caller’s bookings, with its version as the ETag',
+  description:
+    'The booking as it is now, its version as a strong ETag (`"<version>"`, raised by every reschedule): send it back as `If-Match` to reschedule ' +
+    'only that version. Only the owner may read it (403 `forbidden`); an unknown id is 404 `not_found`.',
   tags: ['scheduling'],
   security: SECURITY.agent,
   params: idParams,
@@ -167,7 +229,12 @@ export const listBookingsRoute = {
   security: SECURITY.agent,
   querystring: {
     type: 'object',
-    properties: { limit: limit(BOOKING_LIMITS.listDefault), from: dateTime, to: dateTime, after: AFTER_QUERY_PARAMETER },
+    properties: {
+      limit: limit(BOOKING_LIMITS.listDefault, 'bookings'),
+      from: { ...dateTime, description: 'Only bookings that end after this instant.', examples: ['2031-05-01T00:00:00Z'] },
+      to: { ...dateTime, description: 'Only bookings that start before this instant (at or after `from`).', examples: ['2031-06-01T00:00:00Z'] },
+      after: AFTER_QUERY_PARAMETER,
+    },
   },
   response: {
     200: {
@@ -185,6 +252,9 @@ export const listBookingsRoute = {
 export const cancelBookingRoute = {
   operationId: 'cancelBooking',
   summary: 'Soft-cancel a booking (idempotent)',
+  description:
+    'Sets `status` to `cancelled` and keeps the row: the slot is free again at once. Cancelling a cancelled booking is 204 too. ' +
+    'Only the owner may cancel (403 `forbidden`); an unknown id is 404 `not_found`. Subscribers get `booking.cancelled` (the first time only).',
   tags: ['scheduling'],
   security: SECURITY.agent,
   params: idParams,
@@ -194,11 +264,14 @@ export const cancelBookingRoute = {
 export const occurrencesRoute = {
   operationId: 'listOccurrences',
   summary: 'The next concrete slots of a booking, from now',
-  description: 'When more occurrences follow than `limit`, the answer carries `Link: <…>; rel="next"`: the URL of the next page.',
+  description:
+    'A series’ occurrences from now on, removed ones left out; a single booking is its own occurrence while it has not started. ' +
+    'A cancelled booking has none. Only the owner may ask (403 `forbidden`). ' +
+    'When more occurrences follow than `limit`, the answer carries `Link: <…>; rel="next"`: the URL of the next page.',
   tags: ['scheduling'],
   security: SECURITY.agent,
   params: idParams,
-  querystring: { type: 'object', properties: { limit: limit(BOOKING_LIMITS.listDefault), after: AFTER_QUERY_PARAMETER } },
+  querystring: { type: 'object', properties: { limit: limit(BOOKING_LIMITS.listDefault, 'occurrences'), after: AFTER_QUERY_PARAMETER } },
   response: {
     200: {
       description: 'A page of occurrences',
@@ -212,6 +285,14 @@ export const occurrencesRoute = {
           items: { type: 'object', additionalProperties: false, required: ['startsAt', 'endsAt'], properties: { startsAt: dateTime, endsAt: dateTime } },
         },
       },
+      examples: [
+        {
+          items: [
+            { startsAt: '2031-05-06T14:00:00.000Z', endsAt: '2031-05-06T14:30:00.000Z' },
+            { startsAt: '2031-05-13T14:00:00.000Z', endsAt: '2031-05-13T14:30:00.000Z' },
+          ],
+        },
+      ],
     },
     ...errorResponses(400, 401, 403, 404),
   },

@@ -128,6 +128,7 @@ export const SLOTS_IN_WINDOW = namedStatement<[agentId: string, from: Date, to: 
     where ${slotOverlaps('s', "tstzrange($2::timestamptz, $3::timestamptz, '[)')")} and slot_is_live(s.hold_id, $5::timestamptz)
     order by s.starts_at
     limit $4`,
+  { servedByReplica: true },
 );
 
 /**
@@ -145,6 +146,7 @@ export const BOOKED_SLOTS = namedStatement<
     where ${slotOverlaps('s', "tstzrange($2::timestamptz, $3::timestamptz, '[)')")} and s.hold_id is null
     order by s.starts_at, s.booking_id
     limit $4`,
+  { servedByReplica: true },
 );
 
 /**
@@ -165,6 +167,7 @@ export const BOOKINGS_OVERLAPPING = namedStatement<
     where $4::timestamptz is null or (starts_at, id) > ($4::timestamptz, $5::uuid)
     order by starts_at, id
     limit $6`,
+  { servedByReplica: true },
 );
 
 /**
@@ -183,6 +186,7 @@ export const BOOKINGS_FROM_START = namedStatement<
       and (starts_at, id) > (coalesce($3::timestamptz, '-infinity'), coalesce($4::uuid, '00000000-0000-0000-0000-000000000000'))
     order by starts_at, id
     limit $5`,
+  { servedByReplica: true },
 );
 
 /**

@@ -49,4 +49,5 @@ export const CALENDAR_FEED = namedStatement<[tokenHash: string, agentId: string 
        limit $4
      ) b on true
     where f.token_hash = $1`,
+  { servedByReplica: true },
 );

@@ -6,6 +6,7 @@ export const CATEGORIES = namedStatement<[], { id: number; name: string; slug: s
   `select c.id, c.name, c.slug, count(t.id) as tool_count
      from categories c left join tools t on t.category_id = c.id
     group by c.id order by c.position, c.id`,
+  { servedByReplica: true },
 );
 
 /** The directory's counters (`GET /api/stats`). */
@@ -15,6 +16,7 @@ export const DIRECTORY_STATS = namedStatement<[], { total_tools: string; total_v
           (select count(*) from votes) as total_votes,
           (select count(*) from tools where submission_source = 'agent') as agent_submissions,
           (select count(*) from votes where agent_id is not null) as agent_votes`,
+  { servedByReplica: true },
 );
 
 /**
@@ -32,6 +34,7 @@ export const TRENDING_ORDER = namedStatement<[today: string, decayPerDay: number
    select t.id from tools t left join recent r on r.tool_id = t.id
     where ($4::int is null or t.category_id = $4::int)
     order by coalesce(r.score, 0) desc, t.vote_count desc, t.id desc`,
+  { servedByReplica: true },
 );
 
 export const TOGGLE_VOTE = namedStatement<

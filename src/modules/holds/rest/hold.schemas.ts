@@ -4,7 +4,11 @@ import { bookingItemSchema } from '../../bookings/index.js';
 import { holdCreateProperties, holdItemSchema } from '../hold.schema.js';
 import { HOLD_LIMITS as L } from '../holds.service.js';
 
-const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1 } } } as const;
+const idParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', minLength: 1, description: 'The hold’s id (the `id` its creation answered).', examples: ['9b2f6c1e-3d4a-4e5f-8a7b-1c2d3e4f5a6b'] } },
+} as const;
 const HOLD_EXAMPLE = { agentIds: ['4f8c2a8e-1d3b-4c5a-9e7f-2b6d8a0c1e34'], startsAt: '2031-03-04T10:00:00Z', endsAt: '2031-03-04T10:30:00Z', ttlSeconds: 300 };
 
 export const createHoldRoute = {
@@ -36,6 +40,7 @@ export const listHoldsRoute = {
 export const getHoldRoute = {
   operationId: 'getHold',
   summary: 'One of the caller’s holds, in whatever status',
+  description: '`held` (live), `confirmed`, `released` or `expired` (from expiresAt on, without waiting for a sweeper). Only the holder may read it (403 `forbidden`); an unknown id is 404 `not_found`.',
   tags: ['holds'],
   security: SECURITY.agent,
   params: idParams,

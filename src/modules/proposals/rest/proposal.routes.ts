@@ -6,11 +6,32 @@ import { presentProposal } from '../proposal.view.js';
 import { decodeProposalCursor } from '../list-cursors.js';
 import { createProposalRoute, decideProposalRoute, listProposalsRoute, proposeFirstAvailableRoute } from './proposal.schemas.js';
 
+/** Of simultaneous accepts, declines and withdrawals exactly one takes effect (a conditional update in the service). */
+const ONE_WINS = 'Of simultaneous accepts, declines and withdrawals exactly one takes effect; the others are 409 `proposal_not_pending`.';
+
 const DECISIONS = {
-  accept: 'Accept: the slot moves to the proposer (target only)',
-  reject: 'Reject: the target keeps the slot; the proposal stays pending',
-  decline: 'Decline: the target refuses for good (terminal)',
-  withdraw: 'Withdraw: the proposer takes the proposal back (terminal)',
+  accept: {
+    summary: 'Accept: the slot moves to the proposer (target only)',
+    description:
+      'The target hands [startsAt, endsAt) over in one transaction: its booking of exactly that range moves to the proposer, an occurrence ' +
+      'of a series of that range leaves the series and becomes the proposer’s booking, and otherwise a new booking is created for the proposer. ' +
+      'A clash on the proposer’s calendar is 409 `slot_taken` and the proposal stays pending. The status becomes `accepted`; the proposer’s ' +
+      `subscribers get \`booking.created\`, the target’s \`booking.transferred\` when the slot came from one of its bookings. ${ONE_WINS}`,
+  },
+  reject: {
+    summary: 'Reject: the target keeps the slot; the proposal stays pending',
+    description:
+      'Seed 000’s reject changes nothing: the target keeps its slot and the proposal stays `pending` (use decline to refuse for good). ' +
+      'A proposal no longer pending is 409 `proposal_not_pending`.',
+  },
+  decline: {
+    summary: 'Decline: the target refuses for good (terminal)',
+    description: `The status becomes \`declined\` and no slot moves. ${ONE_WINS}`,
+  },
+  withdraw: {
+    summary: 'Withdraw: the proposer takes the proposal back (terminal)',
+    description: `The status becomes \`withdrawn\` and no slot moves. ${ONE_WINS}`,
+  },
 } as const;
 
 export function registerProposalRoutes(app: FastifyInstance, proposals: ProposalService): void {
@@ -58,7 +79,7 @@ export function registerProposalRoutes(app: FastifyInstance, proposals: Proposal
   for (const decision of Object.keys(DECISIONS) as (keyof typeof DECISIONS)[]) {
     app.patch<{ Params: { id: string } }>(
       `/api/proposals/:id/${decision}`,
-      { schema: decideProposalRoute(`${decision}Proposal`, DECISIONS[decision]) },
+      { schema: decideProposalRoute(`${decision}Proposal`, DECISIONS[decision].summary, DECISIONS[decision].description) },
       async (request) => {
         const actor = await request.actor();
         return presentProposal(await proposals[decision](actor, request.params.id));

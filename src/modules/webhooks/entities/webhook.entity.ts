@@ -44,6 +44,8 @@ export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 @Entity({ tableName: 'webhook_deliveries' })
 @Check({ name: 'webhook_deliveries_status_check', expression: `"status" in ('pending', 'delivered', 'failed')` })
 @Index({ name: 'webhook_deliveries_webhook_idx', properties: ['webhook', 'createdAt'] })
+// Deleting an old event (retention) deletes its deliveries through it, and keeps one still pending.
+@Index({ name: 'webhook_deliveries_event_idx', properties: ['event'] })
 // The dispatcher claims due pending deliveries over this index.
 @Index({
   name: 'webhook_deliveries_due_idx',

@@ -15,6 +15,8 @@ export interface ClaimedDelivery {
   booking: BookingItem;
   /** booking.rescheduled: the range before the move. */
   previous: PreviousRange | null;
+  /** The endpoint's previous event (`webhook-previous-cursor`); null for its first. */
+  previous_event_id: string | null;
 }
 
 /**
@@ -27,7 +29,8 @@ export const CLAIM_DELIVERIES = namedStatement<
   ClaimedDelivery
 >(
   'claim_webhook_deliveries',
-  `select id, attempts, webhook_id, url, secret, webhook_disabled, event_id::text, event_type, event_created_at, booking, previous
+  `select id, attempts, webhook_id, url, secret, webhook_disabled, event_id::text, event_type, event_created_at, booking, previous,
+          previous_event_id::text
      from claim_webhook_deliveries($1, $2, $3, $4::uuid, $5::uuid[], $6::uuid[], $7::int)`,
 );
 
