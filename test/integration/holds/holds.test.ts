@@ -101,6 +101,24 @@ describe('holds', () => {
     }
   });
 
+  it('shows held time as busy to others and as free to its holder in availability', async () => {
+    const parent = await createAgent(t, root);
+    const child = await createAgent(t, parent);
+    const slot = { startsAt: '2031-03-13T10:00:00.000Z', endsAt: '2031-03-13T10:30:00.000Z' };
+    expect((await hold(parent, { ...slot, agentIds: [child.id] })).statusCode).toBe(201);
+    const starts = async (caller: AgentWithToken, agents: string[]) =>
+      (
+        await t.rest({
+          method: 'GET',
+          url: `/api/availability?agents=${agents.join(',')}&duration=30&granularity=30&from=2031-03-13T09:30:00Z&to=2031-03-13T11:00:00Z`,
+          headers: bearer(caller.token),
+        })
+      ).json().items.map((item: { startsAt: string }) => item.startsAt);
+    // The holder sees the time as its own to confirm; the calendar's owner sees it taken.
+    expect(await starts(parent, [child.id])).toEqual(['2031-03-13T09:30:00.000Z', slot.startsAt, '2031-03-13T10:30:00.000Z']);
+    expect(await starts(child, [])).toEqual(['2031-03-13T09:30:00.000Z', '2031-03-13T10:30:00.000Z']);
+  });
+
   it('releases at once; a released hold does not confirm, and releasing twice is fine', async () => {
     const agent = await createAgent(t, root);
     const held = (await hold(agent, { startsAt: '2031-03-11T10:00:00Z', endsAt: '2031-03-11T11:00:00Z' })).json();

@@ -1,4 +1,6 @@
-import { Field, ID, ObjectType } from 'type-graphql';
+import { Directive, Field, ID, ObjectType } from 'type-graphql';
+import { listSize } from '../../../platform/graphql/directives.js';
+import { CHANGE_FEED_LIMITS } from '../change-feed.service.js';
 import { BookingNode } from '../../bookings/index.js';
 import type { BookingChange, BookingChangePage, GoneReason } from '../booking-change.view.js';
 
@@ -48,6 +50,7 @@ export class BookingChangeNode {
 
 @ObjectType('BookingChangePage', { simpleResolvers: true })
 export class BookingChangePageNode {
+  @Directive(listSize({ assumedSize: CHANGE_FEED_LIMITS.pageMax }))
   @Field(() => [BookingChangeNode], { description: 'In cursor order, which is commit order for each agent.' })
   changes!: BookingChangeNode[];
 
