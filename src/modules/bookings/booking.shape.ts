@@ -64,6 +64,19 @@ type OrNull<F extends Field, V> = F['nullable'] extends true ? V | null : V;
 /** Seed 000 `BookingItem`: what services return, REST and MCP send, GraphQL's `Booking` carries, and events hold. */
 export type BookingItem = { [F in Field as F['name']]: OrNull<F, ValueOf<F>> };
 
+/** The names of seed 000's BookingItem fields: every field of the shape but those beyond the seed. */
+export const SEED_BOOKING_FIELD_NAMES: readonly string[] = BOOKING_FIELDS.filter((field) => !('beyondSeed' in field && field.beyondSeed)).map((field) => field.name);
+
+/**
+ * The item as seed 000 and the contract shape it where they carry it (a webhook's `data.booking`): its
+ * fields only, so a receiver comparing it with the REST item sees the same object.
+ */
+export function inSeedShape(item: BookingItem): Partial<BookingItem> {
+  const shaped: Record<string, unknown> = {};
+  for (const name of SEED_BOOKING_FIELD_NAMES) if (name in item) shaped[name] = item[name as keyof BookingItem];
+  return shaped as Partial<BookingItem>;
+}
+
 /** A `bookings` row as statements select it (`bookingColumns`); timestamps as the pool returns them. */
 export type BookingRow = { [F in Field as F['column']]: OrNull<F, RowValueOf<F>> };
 

@@ -56,7 +56,7 @@ import { rescheduleBookingFunction } from './sql/reschedule-booking.function.js'
 
 export { BOOKING_LIMITS, FREE_BUSY_LIMITS, lockAgent, type BookingService } from './booking.service.js';
 export { decodeBookingCursor } from './list-cursors.js';
-export { BOOKING_FIELDS, type BookingItem } from './booking.shape.js';
+export { BOOKING_FIELDS, inSeedShape, type BookingItem } from './booking.shape.js';
 export { committedEvents, type AnnouncedEvent, type BookingEventView, type CommittedEvents, type EventAnnouncer, type PreviousRange, type WrittenEvents } from './committed-events.js';
 export { Booking } from './entities/booking.entity.js';
 export { BookingNode } from './graphql/booking.types.js';

@@ -14,6 +14,7 @@ import { HostResolutionError, HostResolver } from '../../platform/net/host-resol
 import type { Actor } from '../../platform/auth/actor.js';
 import { agentOf, requireOwner, type AgentRecord } from '../agents/index.js';
 import { BOOKING_EVENT_TYPES, publicEventId, type BookingEventType } from '../booking-events/index.js';
+import { inSeedShape } from '../bookings/index.js';
 import { Webhook, WebhookAttempt, WebhookDelivery, type DeliveryStatus } from './entities/webhook.entity.js';
 import { CLAIM_DELIVERIES, FAN_OUT_EVENTS, RECORD_ATTEMPTS, type AttemptOutcome, type ClaimedDelivery } from './sql/webhook.sql.js';
 import { WriteBatcher } from '../../platform/db/write-batcher.js';
@@ -359,7 +360,7 @@ export class WebhookService {
           id: publicEventId(delivery.event_id),
           type: delivery.event_type,
           created_at: toIsoString(new Date(delivery.event_created_at)),
-          data: delivery.previous ? { booking: delivery.booking, previous: delivery.previous } : { booking: delivery.booking },
+          data: delivery.previous ? { booking: inSeedShape(delivery.booking), previous: delivery.previous } : { booking: inSeedShape(delivery.booking) },
         });
     if (this.shutdown.signal.aborted) return;
     const finished = this.clock.now();
