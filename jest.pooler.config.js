@@ -36,6 +36,8 @@ export default {
   ...base,
   testMatch: THROUGH_THE_POOLER.map((path) => `<rootDir>/${path}`),
   testPathIgnorePatterns: ['/node_modules/'],
+  // One suite at a time: every suite's processes share the pooler's few server connections.
+  maxWorkers: 1,
   globalSetup: '<rootDir>/test/pooler/global-setup.mjs',
   globalTeardown: '<rootDir>/test/pooler/global-teardown.mjs',
 };

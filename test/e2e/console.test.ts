@@ -220,7 +220,8 @@ describe('/console in headless Chromium', () => {
       await other.orm.close(true);
     }
     expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
-  });
+    // A second gateway of its own (a database, migrations, definitions) starts within it: more than the default on two busy cores.
+  }, 60_000);
 
   it('resumes from its cursor after a dropped connection: what happened meanwhile appears once', async () => {
     const lastCursor = await page.getByTestId('live-event').first().getAttribute('data-cursor');
