@@ -31,6 +31,7 @@ import { registerGraphQLOverSse, type ResumableSubscription } from './sse.js';
 import { subscribeSharingExecution, type PushTarget } from './shared-execution.js';
 import { sharedPayloadReplacer } from './shared-payloads.js';
 import { ValidatedDocuments } from './validated-documents.js';
+import { platformContextOf } from './http-context.js';
 
 /** What every resolver can rely on; modules extend it with their loaders. */
 export interface PlatformContext extends BaseContext {
@@ -223,19 +224,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
     handler: graphqlHttpHandler(apollo, {
       trusted: options.trustedDocuments,
       log,
-      context: async (request) =>
-        options.buildContext({
-          requestId: request.id,
-          connectionId: undefined,
-          credential: request.credential,
-          actor: request.actor,
-          log: request.log,
-          ip: request.ip,
-          header: (name) => {
-            const value = request.headers[name];
-            return typeof value === 'string' ? value : undefined;
-          },
-        }),
+      context: async (request) => options.buildContext(platformContextOf(request)),
     }),
   });
 

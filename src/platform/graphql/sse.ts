@@ -23,6 +23,7 @@ import type { Logger } from '../logger.js';
 import { CostRefusal } from './cost-budget.js';
 import type { TrustedDocumentsPolicy } from './http-handler.js';
 import { unstorableVariablesError } from './input-rules.js';
+import { platformContextOf } from './http-context.js';
 import { GRAPHQL_LIMITS, type ConnectionCounter } from './limits.js';
 import type { Charge, OperationCosts } from './operation-costs.js';
 import type { PlatformContext } from './server.js';
@@ -99,18 +100,7 @@ export function registerGraphQLOverSse<Context extends PlatformContext>(app: Fas
   const contextOf = (request: FastifyRequest): SseContext => {
     let context = contexts.get(request);
     if (!context) {
-      context = asSseContext(options.buildContext({
-        requestId: request.id,
-        connectionId: undefined,
-        credential: request.credential,
-        actor: request.actor,
-        log: request.log,
-        ip: request.ip,
-        header: (name) => {
-          const value = request.headers[name];
-          return typeof value === 'string' ? value : undefined;
-        },
-      }));
+      context = asSseContext(options.buildContext(platformContextOf(request)));
       contexts.set(request, context);
     }
     return context;
