@@ -8,7 +8,7 @@ import { TestClock } from '../../factories/clock.js';
 import { startFakeHermes } from '../../factories/fake-hermes.js';
 import { MINT, pair, startFakeScreener } from '../../factories/fake-screener.js';
 import { startFreezableProxy } from '../../factories/freezable-proxy.js';
-import { bearer, createTestDatabase, startTestApp, type TestApp } from '../../harness.js';
+import { bearer, createTestDatabase, databaseEnv, startTestApp, type TestApp } from '../../harness.js';
 
 describe('GET /api/status', () => {
   let t: TestApp;
@@ -157,11 +157,13 @@ async function unreachableUrl(): Promise<string> {
 describe('GET /api/status without the internet', () => {
   it('is degraded, not down, while the database serves bookings and the directory; down once the database is', async () => {
     const database = await createTestDatabase();
-    const proxy = await startFreezableProxy(database.url);
+    // The proxy fronts what the pooled connections reach: PostgreSQL, or PgBouncer under test:pooler.
+    const proxy = await startFreezableProxy(databaseEnv(database.url).DATABASE_URL!);
     const t = await startTestApp({
-      databaseUrl: proxy.url,
+      databaseUrl: database.url,
       jobs: false,
-      env: { AGGREGATOR_URL: await unreachableUrl(), SCREENER_URL: await unreachableUrl(), DB_CONNECT_TIMEOUT_MS: '1000', DB_STATEMENT_TIMEOUT_MS: '1000' },
+      // No statement timeout of its own: behind test:pooler's PgBouncer the pooled sessions keep the role's defaults.
+      env: { DATABASE_URL: proxy.url, AGGREGATOR_URL: await unreachableUrl(), SCREENER_URL: await unreachableUrl(), DB_CONNECT_TIMEOUT_MS: '1000' },
     });
     try {
       const agent = await bootstrapAgent(t);
