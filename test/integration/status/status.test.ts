@@ -159,13 +159,14 @@ describe('GET /api/status without the internet', () => {
     const database = await createTestDatabase();
     // The proxy fronts what the pooled connections reach: PostgreSQL, or PgBouncer under test:pooler.
     const proxy = await startFreezableProxy(databaseEnv(database.url).DATABASE_URL!);
-    const t = await startTestApp({
-      databaseUrl: database.url,
-      jobs: false,
-      // No statement timeout of its own: behind test:pooler's PgBouncer the pooled sessions keep the role's defaults.
-      env: { DATABASE_URL: proxy.url, AGGREGATOR_URL: await unreachableUrl(), SCREENER_URL: await unreachableUrl(), DB_CONNECT_TIMEOUT_MS: '1000' },
-    });
+    let t: TestApp | undefined;
     try {
+      t = await startTestApp({
+        databaseUrl: database.url,
+        jobs: false,
+        // No statement timeout of its own: behind test:pooler's PgBouncer the pooled sessions keep the role's defaults.
+        env: { DATABASE_URL: proxy.url, AGGREGATOR_URL: await unreachableUrl(), SCREENER_URL: await unreachableUrl(), DB_CONNECT_TIMEOUT_MS: '1000' },
+      });
       const agent = await bootstrapAgent(t);
       // A token read finds the screener unreachable too (nothing cached: 503).
       expect((await t.rest({ method: 'GET', url: `/v1/tokens/${MINT}/analytics` })).statusCode).toBe(503);
@@ -188,7 +189,8 @@ describe('GET /api/status without the internet', () => {
       expect(withoutDatabase.statusCode).toBe(200);
       expect({ status: withoutDatabase.json().status, database: withoutDatabase.json().services.database.status }).toEqual({ status: 'down', database: 'down' });
     } finally {
-      await t.close();
+      // Also when the app did not start: an open proxy would keep jest from exiting.
+      await t?.close();
       await proxy.close();
       await database.drop();
     }
