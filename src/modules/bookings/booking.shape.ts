@@ -29,7 +29,7 @@ interface FieldSpec {
    * says it otherwise, `version` as the ETag); GraphQL, MCP and event payloads carry it.
    */
   readonly beyondSeed?: boolean;
-  /** GraphQL's field description. */
+  /** The field's description, in GraphQL's Booking and in the OpenAPI document's BookingItem alike. */
   readonly description?: string;
 }
 
@@ -39,12 +39,12 @@ export type BookingStatus = (typeof BOOKING_STATUSES)[number];
 
 export const BOOKING_FIELDS = [
   { name: 'id', column: 'id', kind: 'id', nullable: false },
-  { name: 'agentId', column: 'agent_id', kind: 'id', nullable: false },
-  { name: 'startsAt', column: 'starts_at', kind: 'instant', nullable: false },
-  { name: 'endsAt', column: 'ends_at', kind: 'instant', nullable: false },
+  { name: 'agentId', column: 'agent_id', kind: 'id', nullable: false, description: 'Whose calendar holds it.' },
+  { name: 'startsAt', column: 'starts_at', kind: 'instant', nullable: false, description: 'In UTC.' },
+  { name: 'endsAt', column: 'ends_at', kind: 'instant', nullable: false, description: 'In UTC; not included in the slot.' },
   { name: 'status', column: 'status', kind: 'status', nullable: false, description: '`confirmed` or `cancelled`.' },
-  { name: 'rrule', column: 'rrule', kind: 'text', nullable: true, optionalInSeed: true, description: 'RFC 5545 rule; DTSTART is startsAt.' },
-  { name: 'warningSentAt', column: 'warning_sent_at', kind: 'instant', nullable: true, description: 'When the booking.reminder event was sent.' },
+  { name: 'rrule', column: 'rrule', kind: 'text', nullable: true, optionalInSeed: true, description: 'The RFC 5545 recurrence rule of a series (DTSTART is startsAt); null for a single booking.' },
+  { name: 'warningSentAt', column: 'warning_sent_at', kind: 'instant', nullable: true, description: 'When the booking.reminder event was sent; null before.' },
   { name: 'createdAt', column: 'created_at', kind: 'instant', nullable: false },
   {
     name: 'version',

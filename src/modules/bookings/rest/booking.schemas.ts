@@ -55,17 +55,9 @@ const KIND_SCHEMAS = { id: { type: 'string' }, text: { type: 'string' }, status:
 /** The fields of seed 000's BookingItem (the REST body admits no other). */
 const SEED_FIELDS = BOOKING_FIELDS.filter((field) => !('beyondSeed' in field && field.beyondSeed));
 
-const FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  agentId: 'Whose calendar holds it.',
-  startsAt: 'In UTC.',
-  endsAt: 'In UTC; not included in the slot.',
-  rrule: 'The RFC 5545 recurrence rule of a series (created through GraphQL or MCP); null for a single booking.',
-  warningSentAt: 'When the reminder event was sent; null before.',
-};
-
 function fieldSchema(field: (typeof BOOKING_FIELDS)[number]) {
   const known: { type: string } = (FIELD_SCHEMAS as Record<string, { type: string }>)[field.name] ?? KIND_SCHEMAS[field.kind];
-  const schema = FIELD_DESCRIPTIONS[field.name] ? { ...known, description: FIELD_DESCRIPTIONS[field.name] } : known;
+  const schema = 'description' in field ? { ...known, description: field.description } : known;
   return field.nullable ? { ...schema, type: [schema.type, 'null'] } : schema;
 }
 
