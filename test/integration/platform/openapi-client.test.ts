@@ -21,6 +21,8 @@ describe('a client generated from the OpenAPI document', () => {
   let t: TestApp;
   let client: GatewayClient;
   let receiver: WebhookReceiver;
+  /** The installation's first agent, bootstrapped by the first flow (there is only one). */
+  let rootToken = '';
   const mailbox = new Mailbox();
   beforeAll(async () => {
     t = await startTestApp({ mailer: mailbox });
@@ -36,6 +38,7 @@ describe('a client generated from the OpenAPI document', () => {
   it('runs an agent’s whole flow: bootstrap, child agent, book, list a window, propose, accept, webhook, occurrences', async () => {
     const root = ok(await client.POST('/api/agents', { body: { name: 'root', bootstrap: true } }));
     expect(root.public_token).toMatch(/^agt_/);
+    rootToken = root.public_token;
     expect(root.next_step.authorization).toBe('Authorization: Bearer <public_token>');
 
     const claimedAgain = await client.POST('/api/agents', { body: { name: 'second root', bootstrap: true } });
@@ -122,6 +125,56 @@ describe('a client generated from the OpenAPI document', () => {
     const anonymousVote = await client.POST('/api/tools/{id}/vote', { params: { path: { id: String(tool.id) } } });
     expect(anonymousVote.response.status).toBe(401);
     expect(anonymousVote.error).toEqual({ success: false, message: expect.any(String) });
+  });
+
+  it('runs the scheduler as a client would: rules set by the parent, why not this slot, a hold confirmed, a reschedule with If-Match', async () => {
+    if (!rootToken) throw new Error('this flow runs after the first one, which bootstraps the installation');
+    const asRoot = bearer(rootToken);
+    const worker = ok(await client.POST('/api/agents', { headers: asRoot, body: { name: 'scheduled worker' } }));
+    const asWorker = bearer(worker.public_token);
+    // Tuesdays 09:00–17:00 UTC, set by the parent: they bind the parent's holds on the worker's calendar.
+    const rules = ok(
+      await client.PUT('/api/agents/{id}/availability-rules', {
+        params: { path: { id: worker.id } },
+        headers: asRoot,
+        body: { timeZone: 'UTC', weeklyHours: [{ day: 'tuesday', start: '09:00', end: '17:00' }] },
+      }),
+    );
+    expect(rules.timeZone).toBe('UTC');
+
+    const early = ok(
+      await client.GET('/api/availability/check', {
+        params: { query: { agent: worker.id, startsAt: '2031-03-04T07:00:00Z', endsAt: '2031-03-04T07:30:00Z' } },
+        headers: asRoot,
+      }),
+    );
+    expect({ available: early.available, codes: early.reasons.map((reason) => reason.code) }).toEqual({ available: false, codes: ['outside_working_hours'] });
+
+    const hold = ok(await client.POST('/api/holds', { headers: asRoot, body: { agentIds: [worker.id], startsAt: '2031-03-04T10:00:00Z', endsAt: '2031-03-04T10:30:00Z' } }));
+    const taken = await client.POST('/api/bookings', { headers: asWorker, body: { agentId: worker.id, startsAt: '2031-03-04T10:00:00Z', endsAt: '2031-03-04T10:30:00Z' } });
+    expect(taken.response.status).toBe(409);
+    expect(taken.error).toMatchObject({ error: 'slot_taken' });
+    const confirmed = ok(await client.PATCH('/api/holds/{id}/confirm', { params: { path: { id: hold.id } }, headers: asRoot }));
+    const [booking] = confirmed.bookings;
+    expect(booking).toMatchObject({ agentId: worker.id, startsAt: '2031-03-04T10:00:00.000Z', status: 'confirmed' });
+
+    const read = await client.GET('/api/bookings/{id}', { params: { path: { id: booking!.id } }, headers: asWorker });
+    const etag = read.response.headers.get('etag');
+    expect(etag).toMatch(/^"\d+"$/);
+    const moved = await client.PATCH('/api/bookings/{id}/reschedule', {
+      params: { path: { id: booking!.id }, header: { 'if-match': etag! } },
+      headers: asWorker,
+      body: { startsAt: '2031-03-04T11:00:00Z', endsAt: '2031-03-04T11:30:00Z' },
+    });
+    expect(ok(moved)).toMatchObject({ id: booking!.id, startsAt: '2031-03-04T11:00:00.000Z' });
+    expect(moved.response.headers.get('etag')).not.toBe(etag);
+    const stale = await client.PATCH('/api/bookings/{id}/reschedule', {
+      params: { path: { id: booking!.id }, header: { 'if-match': etag! } },
+      headers: asWorker,
+      body: { startsAt: '2031-03-04T12:00:00Z', endsAt: '2031-03-04T12:30:00Z' },
+    });
+    expect(stale.response.status).toBe(412);
+    expect(stale.error).toMatchObject({ error: 'version_mismatch' });
   });
 
   it('reads the status report with the types the document declares', async () => {
