@@ -28,6 +28,7 @@ import {
 } from './modules/index.js';
 import { JwtIssuer, resolveJwtSecret } from './platform/auth/jwt.js';
 import { RateLimits } from './platform/http/rate-limit.js';
+import { CostBudget } from './platform/graphql/cost-budget.js';
 import { createMailer, type Mailer } from './platform/mail/mailer.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import { Notifications } from './platform/db/notifications.js';
@@ -170,6 +171,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerPoolMetrics(metrics, { orm: statements.pool, rate_limits: rateLimitPool });
   registerMetricsRoute(app, metrics, config.metricsToken);
   const rateLimits = new RateLimits(rateLimitPool, metrics);
+  const costBudget = new CostBudget(rateLimitPool, config.graphqlCostPerMin, metrics, logger.child({ component: 'graphql' }));
   // Scheduling, concept by concept, lower ones first: each takes the services it builds on.
   const fanOutLimits = { agentCreatePerMin: config.agentCreatePerMin, agentFamilyMax: config.agentFamilyMax, pendingProposalsMax: config.pendingProposalsMax };
   const agentsModule = createAgentsModule({ em: orm.em, clock, statements, notifications, rateLimits, fanOutLimits });
@@ -299,7 +301,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientAddress: (request) => clientAddress(request, trust),
     metrics,
     compileOperationsAfter: config.graphqlJitAfter,
-    costBudget: { pool: rateLimitPool, perMinute: config.graphqlCostPerMin },
+    costBudget,
     resumableSubscriptions: [BOOKING_EVENTS_RESUMPTION],
     trustedDocuments: {
       documents: loadTrustedDocuments(config, logger),
@@ -343,6 +345,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await notifications.stop();
     await consistency.stop();
     await replicas?.stop();
+    // Points admitted in this process and not yet written, refunds included, are written before the pool goes.
+    await costBudget.close();
     await rateLimitPool.end();
     await mailer.close?.(MAIL_DRAIN_MS);
   });

@@ -92,7 +92,7 @@ function ibmEstimator({ type, field, node, args, childComplexity, context }: Com
 export function actualCost(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined, data: unknown): number {
   const root = operation.operation === 'mutation' ? schema.getMutationType() : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
   if (!root || data === null || typeof data !== 'object') return 0;
-  const walk = { schema, fragments: fragmentsOf(document), variables: variables ?? {} };
+  const walk: Walk = { schema, fragments: fragmentsOf(document), variables: variables ?? {}, plans: new Map() };
   return selectionCost(walk, operation.selectionSet, root, data as Record<string, unknown>);
 }
 
@@ -100,23 +100,50 @@ interface Walk {
   readonly schema: GraphQLSchema;
   readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>;
   readonly variables: Record<string, unknown>;
+  /** The fields each selection set selects on each type, with their weights: worked out once per walk, not once per row. */
+  readonly plans: Map<SelectionSetNode, Map<GraphQLObjectType, readonly PlannedField[]>>;
+}
+
+interface PlannedField {
+  readonly node: FieldNode;
+  /** Where the answer holds it: its alias, else its name. */
+  readonly key: string;
+  readonly type: GraphQLNamedType;
+  readonly weight: number;
+}
+
+function planOf(walk: Walk, selectionSet: SelectionSetNode, type: GraphQLObjectType): readonly PlannedField[] {
+  let byType = walk.plans.get(selectionSet);
+  if (!byType) walk.plans.set(selectionSet, (byType = new Map()));
+  let plan = byType.get(type);
+  if (!plan) {
+    plan = fieldsOf(walk, selectionSet, type).flatMap((node) => {
+      const field = type.getFields()[node.name.value];
+      if (!field) return [];
+      const weight = fieldWeight(walk.schema, type, field) + argumentWeights(field, argumentsOf(node, walk.variables));
+      return [{ node, key: node.alias?.value ?? node.name.value, type: getNamedType(field.type), weight }];
+    });
+    byType.set(type, plan);
+  }
+  return plan;
 }
 
 function selectionCost(walk: Walk, selectionSet: SelectionSetNode, type: GraphQLObjectType, value: Record<string, unknown>): number {
   let total = 0;
-  for (const node of fieldsOf(walk, selectionSet, type)) {
-    const field = type.getFields()[node.name.value];
-    const answer = value[node.alias?.value ?? node.name.value];
-    if (!field || answer === undefined) continue;
-    const weight = fieldWeight(walk.schema, type, field) + argumentWeights(field, argumentsOf(node, walk.variables));
-    total += valueCost(walk, node, getNamedType(field.type), weight, answer);
+  for (const planned of planOf(walk, selectionSet, type)) {
+    const answer = value[planned.key];
+    if (answer !== undefined) total += valueCost(walk, planned.node, planned.type, planned.weight, answer);
   }
   return total;
 }
 
 function valueCost(walk: Walk, node: FieldNode, type: GraphQLNamedType, weight: number, answer: unknown): number {
   if (answer === null) return 0;
-  if (Array.isArray(answer)) return answer.reduce((sum: number, item: unknown) => sum + valueCost(walk, node, type, weight, item), 0);
+  if (Array.isArray(answer)) {
+    let sum = 0;
+    for (const item of answer) sum += valueCost(walk, node, type, weight, item);
+    return sum;
+  }
   if (!node.selectionSet || !isCompositeType(type) || typeof answer !== 'object') return weight;
   const runtime = isObjectType(type) ? type : runtimeType(walk.schema, type.name, answer as Record<string, unknown>);
   return weight + (runtime ? selectionCost(walk, node.selectionSet, runtime, answer as Record<string, unknown>) : 0);

@@ -22,9 +22,8 @@ import { ConnectionCounter, GRAPHQL_LIMITS } from './limits.js';
 import { ConnectionOutbox } from './connection-outbox.js';
 import { CompiledOperations } from './compiled-operations.js';
 import { cachePolicyPlugin } from './cache-policy.js';
-import { CostBudget, CostRefusal } from './cost-budget.js';
+import { CostRefusal, type CostBudget } from './cost-budget.js';
 import { OperationCosts, type Charge } from './operation-costs.js';
-import type pg from 'pg';
 import { graphqlHttpHandler, type TrustedDocumentsPolicy } from './http-handler.js';
 import { documentStoreWith, persistedQueryStoreWith } from './trusted-documents.js';
 import { registerGraphQLOverSse, type ResumableSubscription } from './sse.js';
@@ -63,8 +62,8 @@ export interface GraphQLServerOptions<Context extends PlatformContext> {
   metrics: Metrics;
   /** The request of an operation on which graphql-jit compiles it (GRAPHQL_JIT: 2 by default); 0: never. */
   compileOperationsAfter: number;
-  /** Where GraphQL cost budgets are kept (the rate-limit pool) and how many points per caller and minute (GRAPHQL_COST_PER_MIN; 0: not enforced). */
-  costBudget: { pool: pg.Pool; perMinute: number };
+  /** The callers' GraphQL cost budgets (GRAPHQL_COST_PER_MIN; 0: not enforced), kept in PostgreSQL and charged in the process. */
+  costBudget: CostBudget;
   /** Subscriptions whose events GraphQL over SSE resumes from `Last-Event-ID` (the modules name them). */
   resumableSubscriptions: readonly ResumableSubscription[];
   /** The documents the build published, and who may send only those (GRAPHQL_TRUSTED_DOCUMENTS_ONLY). */
@@ -158,8 +157,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
     'GraphQL queries and mutations over HTTP by how they ran: compiled (graphql-jit) or interpreted (graphql-js: before an operation is compiled, what cannot be, and variables that do not coerce)',
     ['engine'],
   );
-  const costRefusals = options.metrics.counter('gateway_graphql_cost_refusals_total', 'GraphQL operations refused before running: their estimated cost was more than the caller had left of GRAPHQL_COST_PER_MIN', []);
-  const costs = new OperationCosts(options.schema, new CostBudget(options.costBudget.pool, options.costBudget.perMinute, costRefusals.series({}), log));
+  const costs = new OperationCosts(options.schema, options.costBudget);
   const operations = new CompiledOperations(options.schema, {
     compileAfterSeen: options.compileOperationsAfter || Number.POSITIVE_INFINITY,
     executions: { compiled: executions.series({ engine: 'compiled' }), interpreted: executions.series({ engine: 'interpreted' }) },

@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import { sha256Hex } from '../../../src/platform/auth/credentials.js';
+import { freePort } from '../../../src/platform/db/embedded-postgres.js';
+import { LOCAL_SHARE_OF_BUDGET } from '../../../src/platform/graphql/cost-budget.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
 import { createBooking, hourSlot } from '../../factories/bookings.js';
+import { startServer, waitFor, type RunningServer } from '../../factories/server-process.js';
 import { bearer, startTestApp, type TestApp } from '../../harness.js';
 
 /** A page of up to 50 bookings with their agent: estimated 1 + 50 × (edge + node + agent) = 151. */
@@ -11,6 +15,30 @@ const PAGE_ESTIMATE = 151;
 /** Estimated at bookedSlots' assumed size, 2,000 slots (a day holds none here): more than the whole budget below. */
 const SLOTS = '{ bookedSlots(from: "2034-03-01T00:00:00Z", to: "2034-03-02T00:00:00Z") { startsAt } }';
 const SLOTS_ESTIMATE = 2_000;
+/** A page of 6 bookings with their agent: estimated 1 + 6 × 3 = 19, and as much resolved when 6 rows come. */
+const SIX = '{ bookings(from: "2035-01-01T00:00:00Z", to: "2035-02-01T00:00:00Z", first: 6) { edges { node { id startsAt agent { id name } } } } }';
+const SIX_COST = 19;
+const METRICS_TOKEN = 'metrics-token-for-tests-0123456789';
+
+/** What PostgreSQL holds of a caller's GraphQL cost window (points written by every process). */
+async function writtenPoints(t: TestApp, token: string): Promise<number | undefined> {
+  const rows = await t.query<{ points: number }>('select points from rate_limits where key = $1', [`graphql_cost:${sha256Hex(`credential:${token}`)}`]);
+  return rows[0]?.points;
+}
+
+/** Waits (up to 10 s) until PostgreSQL holds `points` for the caller: a process writes what it admitted within its reconcile interval. */
+async function untilWritten(t: TestApp, token: string, points: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while ((await writtenPoints(t, token)) !== points) {
+    if (Date.now() > deadline) throw new Error(`rate_limits holds ${await writtenPoints(t, token)} points for the caller, not ${points}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function counter(metrics: string, series: string): number {
+  const line = metrics.split('\n').find((row) => row.startsWith(`${series} `));
+  return line ? Number(line.slice(series.length + 1)) : 0;
+}
 
 describe('GraphQL cost: extensions.cost on every answer, a per-caller budget shared by processes', () => {
   let t: TestApp;
@@ -19,7 +47,7 @@ describe('GraphQL cost: extensions.cost on every answer, a per-caller budget sha
   const BUDGET = 1_000;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { GRAPHQL_COST_PER_MIN: String(BUDGET) } });
+    t = await startTestApp({ env: { GRAPHQL_COST_PER_MIN: String(BUDGET), METRICS_TOKEN } });
     agent = await bootstrapAgent(t, 'payer');
     for (let i = 0; i < 3; i++) {
       const slot = hourSlot('2034-01-10T08:00:00Z', i * 2);
@@ -46,8 +74,8 @@ describe('GraphQL cost: extensions.cost on every answer, a per-caller budget sha
       budget: { limit: BUDGET, remaining: BUDGET - 10, resetSeconds: expect.any(Number), refillPerMinute: BUDGET },
     });
     expect(first.json().data.bookings.edges).toHaveLength(3);
-    // The refund is written after the answer: the other process sees it once it landed.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The refund is written after the answer, with the process's next reconciliation: the other process sees it once it landed.
+    await untilWritten(t, agent.token, 10);
     const second = await post(other, PAGE);
     expect(second.json().extensions.cost.budget.remaining).toBe(BUDGET - 20);
     // Errors and refusals before execution carry a cost too (nothing charged, so no budget).
@@ -59,7 +87,6 @@ describe('GraphQL cost: extensions.cost on every answer, a per-caller budget sha
     const spender = await createAgent(t, agent, 'spender');
     // Warm the caller's credential (a lookup is SQL too), and spend a little.
     const spent = (await post(t, PAGE, bearer(spender.token))).json().extensions.cost.budget.remaining as number;
-    await new Promise((resolve) => setTimeout(resolve, 100));
     t.sql.reset();
     const refused = await post(t, SLOTS, bearer(spender.token));
     expect(t.sql.statements).toEqual([]);
@@ -113,6 +140,103 @@ describe('GraphQL cost: extensions.cost on every answer, a per-caller budget sha
     } finally {
       await client.dispose();
     }
+  });
+
+  it("admits a caller's operations in the process, without a statement each: points leave many operations to a statement, refunds with them", async () => {
+    const regular = await createAgent(t, agent, 'regular');
+    const metrics = async () => (await t.rest({ method: 'GET', url: '/metrics', headers: bearer(METRICS_TOKEN) })).body;
+    const me = '{ me { id } }';
+    // The first operation of a caller asks PostgreSQL for its window; the next ones are decided here.
+    await post(t, me, bearer(regular.token));
+    const before = await metrics();
+    const answers = await Promise.all(Array.from({ length: 10 }, () => post(t, me, bearer(regular.token))));
+    const after = await metrics();
+    expect(answers.map((answer) => answer.statusCode)).toEqual(Array(10).fill(200));
+    const decided = (text: string, where: string) => counter(text, `gateway_graphql_cost_admissions_total{decided="${where}"}`);
+    expect(decided(after, 'process') - decided(before, 'process')).toBe(10);
+    expect(decided(after, 'database') - decided(before, 'database')).toBe(0);
+    // Eleven operations of one point each, written together.
+    await untilWritten(t, regular.token, 11);
+    expect(counter(after, 'gateway_graphql_cost_statements_total') - counter(before, 'gateway_graphql_cost_statements_total')).toBeLessThan(10);
+  });
+});
+
+/**
+ * Two server processes (this test's app and a spawned `src/main.ts`) on one database: a caller spending
+ * its budget through both is refused once it is spent, at most (P − 1) × S = S points past it
+ * (docs/graphql.md, "Cost": each process may admit S points of a caller PostgreSQL has not seen).
+ */
+describe('GraphQL cost budget across two server processes', () => {
+  const BUDGET = 1_000;
+  const SHARE = Math.floor(BUDGET * LOCAL_SHARE_OF_BUDGET);
+  let t: TestApp;
+  let server: RunningServer;
+  let base: string;
+  let spender: AgentWithToken;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { GRAPHQL_COST_PER_MIN: String(BUDGET) } });
+    const port = await freePort();
+    server = startServer({ PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: t.databaseUrl, PRICE_PROVIDERS: '', GRAPHQL_COST_PER_MIN: String(BUDGET) });
+    base = `http://127.0.0.1:${port}`;
+    spender = await bootstrapAgent(t, 'two-process spender');
+    for (let i = 0; i < 6; i++) {
+      const slot = hourSlot('2035-01-10T08:00:00Z', i * 2);
+      await createBooking(t, spender, slot.startsAt, slot.endsAt);
+    }
+    await waitFor(server, 'gateway ready');
+  }, 120_000);
+  afterAll(async () => {
+    if (server.child.exitCode === null) server.child.kill('SIGTERM');
+    await server.exited;
+    await t.close();
+  });
+
+  interface Answer {
+    status: number;
+    retryAfter: string | null;
+    body: { data?: unknown; errors?: { message: string; extensions: Record<string, unknown> }[]; extensions: { cost: { estimated: number; actual: number; budget: { remaining: number; resetSeconds: number } } } };
+  }
+  const inProcess = async (query: string): Promise<Answer> => {
+    const response = await t.rest({ method: 'POST', url: '/graphql', headers: bearer(spender.token), payload: { query } });
+    return { status: response.statusCode, retryAfter: (response.headers['retry-after'] as string | undefined) ?? null, body: response.json() };
+  };
+  const spawned = async (query: string): Promise<Answer> => {
+    const response = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(spender.token) }, body: JSON.stringify({ query }) });
+    return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as Answer['body'] };
+  };
+
+  it('refuses a caller spending through both processes once its budget is spent, within (P − 1) × S past it, and loses no point', async () => {
+    const answers: Answer[] = [];
+    // Rounds of 32 operations at once, 16 through each process (more than S each), until a round is refused everywhere.
+    for (let round = 0; round < 40; round++) {
+      const batch = await Promise.all(Array.from({ length: 32 }, (_, i) => (i % 2 === 0 ? inProcess(SIX) : spawned(SIX))));
+      answers.push(...batch);
+      if (batch.every((answer) => answer.status === 429)) break;
+    }
+    const admitted = answers.filter((answer) => answer.status === 200);
+    const refused = answers.filter((answer) => answer.status === 429);
+    expect(admitted.length + refused.length).toBe(answers.length);
+    for (const answer of admitted) expect(answer.body.extensions.cost).toMatchObject({ estimated: SIX_COST, actual: SIX_COST });
+    const spent = admitted.length * SIX_COST;
+    // Never refused while more than one operation's estimate was left, never more than S past the budget.
+    expect(spent).toBeGreaterThan(BUDGET - SIX_COST);
+    expect(spent).toBeLessThanOrEqual(BUDGET + SHARE);
+    expect(refused.length).toBeGreaterThan(0);
+    // Each refusal as before: 429, Retry-After, rate_limited with the operation's cost and when to retry.
+    for (const answer of refused) {
+      const retryAfter = Number(answer.retryAfter);
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      const cost = { estimated: SIX_COST, actual: 0, budget: { limit: BUDGET, remaining: expect.any(Number), resetSeconds: retryAfter, refillPerMinute: BUDGET } };
+      expect(answer.body).toEqual({
+        errors: [{ message: expect.stringContaining('cost budget exceeded'), extensions: { code: 'rate_limited', cost, retryAfterSeconds: retryAfter } }],
+        extensions: { cost },
+      });
+      expect(answer.body.extensions.cost.budget.remaining).toBeLessThan(SIX_COST);
+    }
+    // Every admitted point reaches PostgreSQL: both processes' parts, written by their reconciliations.
+    await untilWritten(t, spender.token, spent);
   });
 });
 
