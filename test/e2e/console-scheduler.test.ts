@@ -192,7 +192,7 @@ describe('/console: working hours, holds and reschedule', () => {
     await block.waitFor();
     await block.click();
     await page.getByTestId('hold-details').getByRole('button', { name: 'Release' }).click();
-    await notice('Released the hold of Fri, 7 Mar 2031, 10:00–11:00: the time is free again.');
+    await notice('Released the hold of Fri, 7 Mar 2031, 10:00–10:30: the time is free again.');
     await expect(block.count()).resolves.toBe(0);
     const released = await t.query<{ released: boolean }>('select released_at is not null as released from holds where holder_agent_id = $1 and starts_at = $2', [agent.id, at(4, '10:00')]);
     expect(released).toEqual([{ released: true }]);

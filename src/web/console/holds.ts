@@ -38,7 +38,7 @@ export function HoldBlock(props: { hold: WeekHold; open: boolean; style: Record<
     aria-label=${`Hold, ${formatRange(new Date(props.hold.startsAt), new Date(props.hold.endsAt))}, ${left} left`}
     aria-pressed=${props.open}
     onClick=${props.onOpen}
-  >${formatTime(new Date(props.hold.startsAt))} held <span class="hold-left">${left}</span></button>`;
+  >Held <span class="hold-left">${left}</span></button>`;
 }
 
 /** A hold's details: its time, what it has left, and its two ends (confirm into a booking, or release). */

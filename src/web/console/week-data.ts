@@ -22,7 +22,8 @@ export type WeekData = { status: 'loading' } | { status: 'error'; message: strin
  * The week starting at `weekStart`: its slots, kept current by live events (a single booking's creation,
  * move or any cancellation is applied in place; an event whose slots it does not spell out, such as a new
  * series or an occurrence leaving its series, reloads the week), the working time its rules leave, and the
- * agent's live holds (holds make no events: the page reloads after its own hold actions).
+ * agent's live holds (a hold makes no event until it is confirmed, whose booking.created takes it off the grid;
+ * the page reloads after its own hold actions).
  */
 export function useWeekSlots(weekStart: Date): { data: WeekData; reload: () => void; apply: (event: LiveEvent) => void } {
   const [data, setData] = useState<WeekData>({ status: 'loading' });
@@ -51,7 +52,13 @@ export function useWeekSlots(weekStart: Date): { data: WeekData; reload: () => v
   const apply = useCallback(
     (event: LiveEvent) => {
       if (needsReload(event)) reload();
-      else setData((current) => (current.status === 'ready' ? { ...current, slots: applyEvent(current.slots, event, weekStart) } : current));
+      else {
+        // A hold confirmed (here, or by its holder through REST or MCP) is a booking.created of a held booking's id.
+        const confirmed = (hold: WeekHold) => event.type === 'booking.created' && hold.calendars.some((calendar) => calendar.bookingId === event.booking.id);
+        setData((current) =>
+          current.status === 'ready' ? { ...current, slots: applyEvent(current.slots, event, weekStart), holds: current.holds.filter((hold) => !confirmed(hold)) } : current,
+        );
+      }
     },
     [from],
   );

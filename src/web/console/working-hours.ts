@@ -32,9 +32,18 @@ function FieldError({ id, errors }: { id: string; errors: FormErrors }) {
 const invalid = (id: string, errors: FormErrors) => ({ 'aria-invalid': errors[id] ? 'true' : 'false', 'aria-describedby': errors[id] ? `${id}-error` : undefined });
 
 /** The hours of one day (a weekday or a date): intervals, each with a remove button, and one more. */
-function Hours(props: { label: string; hours: Interval[]; idOf: (n: number, end: 'start' | 'end') => string; errors: FormErrors; onChange: (hours: Interval[]) => void }) {
+function Hours(props: {
+  label: string;
+  hours: Interval[];
+  /** What a day without hours is: closed, or off. */
+  empty: string;
+  idOf: (n: number, end: 'start' | 'end') => string;
+  errors: FormErrors;
+  onChange: (hours: Interval[]) => void;
+}) {
   const set = (n: number, patch: Partial<Interval>) => props.onChange(props.hours.map((hours, k) => (k === n ? { ...hours, ...patch } : hours)));
   return html`<div class="hours-list">
+    ${props.hours.length ? null : html`<span class="muted">${props.empty}</span>`}
     ${props.hours.map(
       (hours, n) => html`<div class="interval" data-testid="interval">
         <label class="visually-hidden" for=${props.idOf(n, 'start')}>${props.label}, interval ${n + 1}, from</label>
@@ -139,8 +148,8 @@ function RulesEditor({ agentId, self }: { agentId: string; self: boolean }) {
         ? html`<p class="hint">Several intervals a day are fine; an end of 00:00 is midnight. A day with no hours is closed.</p>
             ${WEEKDAYS.map(
               ({ day, label }) => html`<div class="day-hours" data-day=${day}>
-                <span class="day-name">${label}${form.weekly![day].length ? '' : html` <span class="muted">closed</span>`}</span>
-                <${Hours} label=${label} hours=${form.weekly![day]} idOf=${(n: number, end: 'start' | 'end') => weeklyId(day, n, end)} errors=${errors}
+                <span class="day-name">${label}</span>
+                <${Hours} label=${label} empty="Closed" hours=${form.weekly![day]} idOf=${(n: number, end: 'start' | 'end') => weeklyId(day, n, end)} errors=${errors}
                   onChange=${(hours: Interval[]) => change({ weekly: { ...form.weekly!, [day]: hours } })} />
               </div>`,
             )}`
@@ -161,11 +170,8 @@ function RulesEditor({ agentId, self }: { agentId: string; self: boolean }) {
             <button type="button" class="link" aria-label=${`Remove ${name}`} onClick=${() => change({ overrides: form.overrides.filter((_, k) => k !== index) })}>×</button>
             <${FieldError} id=${overrideId(index, 'date')} errors=${errors} />
           </span>
-          <div class="override-hours">
-            ${override.hours.length ? null : html`<span class="muted">Day off</span>`}
-            <${Hours} label=${name} hours=${override.hours} idOf=${(n: number, end: 'start' | 'end') => overrideId(index, `${n}-${end}`)} errors=${errors}
-              onChange=${(hours: Interval[]) => set({ hours })} />
-          </div>
+          <${Hours} label=${name} empty="Day off" hours=${override.hours} idOf=${(n: number, end: 'start' | 'end') => overrideId(index, `${n}-${end}`)} errors=${errors}
+            onChange=${(hours: Interval[]) => set({ hours })} />
         </div>`;
       })}
       <div class="actions"><button type="button" class="secondary small" onClick=${() => change({ overrides: [...form.overrides, { date: '', hours: [] }] })}>+ date</button></div>
