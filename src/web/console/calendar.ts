@@ -25,11 +25,14 @@ export function CalendarView(props: { agentId: string; weekStart: Date; onWeek: 
   const [proposedMove, setProposedMove] = useState<Selection | null>(null);
   const [openHoldId, setOpenHoldId] = useState<string | null>(null);
   const [notice, setNotice] = useState<CalendarNotice | null>(null);
+  /** Holds this page confirmed or released: off the grid at once, not when the reload answers. */
+  const [endedHolds, setEndedHolds] = useState<ReadonlySet<string>>(new Set());
 
   useEffect(() => props.hub.listen((signal) => (signal.kind === 'gap' ? reload() : apply(signal.event))), [apply, reload]);
 
   const slots = data.status === 'ready' ? data.slots : [];
-  const holds = data.status === 'ready' ? data.holds.filter((hold) => hold.calendars.some((calendar) => calendar.agentId === props.agentId)) : [];
+  const holds =
+    data.status === 'ready' ? data.holds.filter((hold) => !endedHolds.has(hold.id) && hold.calendars.some((calendar) => calendar.agentId === props.agentId)) : [];
   const open = slots.find((slot) => slotKey(slot) === openKey) ?? null;
   const openHold = holds.find((hold) => hold.id === openHoldId) ?? null;
   const changed = (message: string) => {
@@ -102,7 +105,17 @@ export function CalendarView(props: { agentId: string; weekStart: Date; onWeek: 
         </p>
       </div>
       <div class="calendar-side">
-        ${openHold ? html`<${HoldDetails} key=${openHold.id} hold=${openHold} onClose=${() => setOpenHoldId(null)} onChanged=${changed} />` : null}
+        ${openHold
+          ? html`<${HoldDetails}
+              key=${openHold.id}
+              hold=${openHold}
+              onClose=${() => setOpenHoldId(null)}
+              onChanged=${(message: string) => {
+                setEndedHolds((ended) => new Set([...ended, openHold.id]));
+                changed(message);
+              }}
+            />`
+          : null}
         ${open
           ? html`<${SlotDetails}
               key=${`${openKey}|${proposedMove?.startsAt.getTime() ?? ''}`}
