@@ -428,7 +428,7 @@ describe('/console in headless Chromium', () => {
     const overflow = () => phone.evaluate(() => document.documentElement.scrollWidth);
     expect(await overflow()).toBeLessThanOrEqual(360);
     await phone.screenshot({ path: `${ARTIFACTS}/console-360px.png` });
-    for (const name of ['Proposals', 'Availability', 'Webhooks', 'Agents', 'Calendar feeds']) {
+    for (const name of ['Working hours', 'Proposals', 'Availability', 'Webhooks', 'Agents', 'Calendar feeds']) {
       await tab(name, phone);
       await phone.getByRole('heading', { level: 2 }).first().waitFor();
       if (name === 'Webhooks') {

@@ -121,9 +121,24 @@ describe(`every page on a ${PHONE_WIDTH} px wide phone`, () => {
     expect(await pageOverflow(page)).toBe(0);
     await expectScrollableTabs(page, '/console');
     await shot(page, 'console');
-    for (const name of ['Proposals', 'Availability', 'Webhooks', 'Agents', 'Calendar feeds']) {
+    // The calendar's new parts: the hold button beside Create, and a booking's Move form, inside the screen.
+    const withinScreen = (locator: Locator) => locator.evaluate((element) => element.getBoundingClientRect().right <= document.documentElement.clientWidth + 0.5);
+    await expect(withinScreen(page.getByRole('button', { name: 'Hold 5 minutes' }))).resolves.toBe(true);
+    for (const name of ['Working hours', 'Proposals', 'Availability', 'Webhooks', 'Agents', 'Calendar feeds']) {
       await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true }).click();
       await page.getByRole('heading', { level: 2 }).first().waitFor();
+      if (name === 'Working hours') {
+        // Every field of the editor (a day's intervals, a date, the limits) fits beside or under its label.
+        await page.getByTestId('rules-form').waitFor();
+        await page.getByRole('button', { name: 'Add hours on Monday' }).click();
+        await page.getByRole('button', { name: '+ date' }).click();
+        const fields = await page.getByTestId('rules-form').locator('input, select, button').all();
+        expect(fields.length).toBeGreaterThan(30);
+        const outside = [];
+        for (const field of fields) if (!(await withinScreen(field))) outside.push(await field.evaluate((element) => element.outerHTML.slice(0, 80)));
+        expect(outside).toEqual([]);
+        await shot(page, 'console-working-hours');
+      }
       expect({ name, overflow: await pageOverflow(page) }).toEqual({ name, overflow: 0 });
     }
     await page.close();

@@ -13,8 +13,15 @@ const booking = (id: string, startsAt: Date, endsAt: Date, rrule: string | null 
   endsAt: endsAt.toISOString(),
   status: 'confirmed',
   rrule,
+  version: 1,
 });
-const event = (type: string, of: ReturnType<typeof booking>, cursor = '1'): LiveEvent => ({ cursor, type, createdAt: new Date().toISOString(), booking: of });
+const event = (type: string, of: ReturnType<typeof booking>, cursor = '1', previous: LiveEvent['previous'] = null): LiveEvent => ({
+  cursor,
+  type,
+  createdAt: new Date().toISOString(),
+  booking: of,
+  previous,
+});
 const slotOf = (of: ReturnType<typeof booking>): WeekSlot => {
   const { agentId: _agentId, ...fields } = of;
   return { startsAt: of.startsAt, endsAt: of.endsAt, booking: fields };
@@ -86,5 +93,19 @@ describe('live events on the week', () => {
     expect(needsReload(event('booking.created', existing))).toBe(false);
     expect(needsReload(event('booking.cancelled', existing))).toBe(false);
     expect(needsReload(event('booking.reminder', existing))).toBe(false);
+  });
+
+  it('moves a rescheduled single booking in place; an occurrence that left its series, or a series, reloads', () => {
+    const moved = { ...existing, startsAt: new Date(2031, 2, 6, 14).toISOString(), endsAt: new Date(2031, 2, 6, 15).toISOString(), version: 2 };
+    const rescheduled = event('booking.rescheduled', moved, '3', { bookingId: 'a', startsAt: existing.startsAt, endsAt: existing.endsAt });
+    expect(needsReload(rescheduled)).toBe(false);
+    expect(applyEvent(slots, rescheduled, monday)).toEqual([slotOf(moved)]);
+    // Moved out of the week: gone from it.
+    const away = { ...moved, startsAt: new Date(2031, 2, 12, 14).toISOString(), endsAt: new Date(2031, 2, 12, 15).toISOString() };
+    expect(applyEvent(slots, event('booking.rescheduled', away, '4', { bookingId: 'a', startsAt: existing.startsAt, endsAt: existing.endsAt }), monday)).toEqual([]);
+    const leftSeries = event('booking.rescheduled', booking('n', monday, new Date(2031, 2, 3, 1)), '5', { bookingId: 's', startsAt: existing.startsAt, endsAt: existing.endsAt });
+    expect(needsReload(leftSeries)).toBe(true);
+    const series = booking('s', monday, new Date(2031, 2, 3, 1), 'FREQ=DAILY');
+    expect(needsReload(event('booking.rescheduled', series, '6', { bookingId: 's', startsAt: existing.startsAt, endsAt: existing.endsAt }))).toBe(true);
   });
 });

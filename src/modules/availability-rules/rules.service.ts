@@ -6,7 +6,7 @@ import type { Statements } from '../../platform/db/statements.js';
 import { AppError, type FieldErrors } from '../../platform/errors.js';
 import { isUuid } from '../../platform/uuid.js';
 import { agentOf, maySeeSettings } from '../agents/index.js';
-import { AGENT_PARENT, RULES_OF, type RulesRow } from './sql/rules.sql.js';
+import { AGENT_PARENT, RULES_OF, WORKING_TIME_OF, type RulesRow } from './sql/rules.sql.js';
 import { RULE_LIMITS, WEEKDAYS, type AvailabilityRulesInput, type AvailabilityRulesView, type DateOverride, type HoursInterval, type WeeklyInterval } from './rules.view.js';
 
 const L = RULE_LIMITS;
@@ -204,6 +204,23 @@ export class AvailabilityRulesService {
   async clear(caller: Actor, agentId?: string): Promise<void> {
     const subject = await this.subject(caller, agentId);
     await this.em.execute('delete from availability_rules where agent_id = ?', [subject]);
+  }
+
+  /**
+   * The working time of `agentId` (the caller when absent) inside `[from, to)`, as instants, by the database's one
+   * definition (hours, overrides, the zone's daylight-saving changes); null when the agent has no rules (all of its
+   * time is working time). What a calendar shades; the window is at most `workingTimeMaxDays` long.
+   */
+  async workingTime(caller: Actor, from: Date, to: Date, agentId?: string): Promise<{ startsAt: string; endsAt: string }[] | null> {
+    const fields: FieldErrors = {};
+    if (Number.isNaN(from.getTime())) fields.from = 'must be a valid date-time';
+    if (Number.isNaN(to.getTime())) fields.to = 'must be a valid date-time';
+    else if (!fields.from && to <= from) fields.to = 'must be after from';
+    else if (!fields.from && to.getTime() - from.getTime() > L.workingTimeMaxDays * 86_400_000) fields.to = `must be at most ${L.workingTimeMaxDays} days after from`;
+    if (Object.keys(fields).length) throw AppError.validation(fields);
+    const subject = await this.subject(caller, agentId);
+    const row = await this.statements.one(WORKING_TIME_OF, [subject, from, to]);
+    return row ? row.ranges : null;
   }
 
   /** The agent whose rules are asked for, if the caller may see its settings (itself or its parent). */

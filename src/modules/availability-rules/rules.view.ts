@@ -65,4 +65,6 @@ export const RULE_LIMITS = {
   dailyLimitMax: 1_000,
   weeklyLimitMax: 5_000,
   timeZoneMaxLength: 64,
+  /** The longest window `workingTime` answers (a month view); at most 12 intervals a local day, two passes of a repeated hour. */
+  workingTimeMaxDays: 31,
 } as const;

@@ -14,6 +14,7 @@ import { api, forgetAgentToken, keepAgentToken, storedAgentToken, whenTokenRejec
 import { dateKey, formatRange, formatTime, weekFromKey } from './time.js';
 import { readState, VIEWS, writeState, type ConsoleState, type View } from './url-state.js';
 import { WebhooksView } from './webhooks.js';
+import { WorkingHoursView } from './working-hours.js';
 
 type Me = ConsoleMeQuery['me'];
 type PageNotice = { kind: 'info' | 'error'; text: string };
@@ -64,7 +65,9 @@ function Activity({ events }: { events: LiveEvent[] }) {
       ? html`<ol data-testid="activity">
           ${events.map(
             (event) => html`<li data-testid="live-event" data-cursor=${event.cursor} data-booking=${event.booking.id}>
-              <span class="muted">${formatTime(new Date(event.createdAt))}</span> ${`${event.type.replace('booking.', '')}: ${formatRange(new Date(event.booking.startsAt), new Date(event.booking.endsAt))}`}
+              <span class="muted">${formatTime(new Date(event.createdAt))}</span> ${`${event.type.replace('booking.', '')}: ${formatRange(new Date(event.booking.startsAt), new Date(event.booking.endsAt))}`}${event.previous
+                ? ` (was ${formatRange(new Date(event.previous.startsAt), new Date(event.previous.endsAt))})`
+                : ''}
             </li>`,
           )}
         </ol>`
@@ -145,6 +148,7 @@ export function App() {
   const weekStart = weekFromKey(state.week);
   const views: Record<View, () => unknown> = {
     calendar: () => html`<${CalendarView} agentId=${me.id} weekStart=${weekStart} hub=${hub} onWeek=${(week: Date) => navigate({ week: dateKey(week) })} />`,
+    hours: () => html`<${WorkingHoursView} me=${me} />`,
     proposals: () => html`<${ProposalsView} agentId=${me.id} hub=${hub} />`,
     availability: () =>
       html`<${AvailabilityView} visibility=${me.freeBusyVisibility ?? null} onVisibility=${(freeBusyVisibility: Me['freeBusyVisibility']) => setMe({ ...me, freeBusyVisibility })} />`,

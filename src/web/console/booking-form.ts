@@ -1,17 +1,18 @@
 import { useEffect, useState } from 'preact/hooks';
 import { html } from '../browse/ui.js';
-import { CreateConsoleBookingDocument, PreviewNewBookingDocument, type PreviewNewBookingQuery } from '../generated/console/graphql.js';
+import { ConsoleCreateHoldDocument, CreateConsoleBookingDocument, PreviewNewBookingDocument, type PreviewNewBookingQuery } from '../generated/console/graphql.js';
 import { describeError } from './errors.js';
 import { api } from './session.js';
 import { ruleFor, type Repeat } from './series-rule.js';
-import { formatRange, fromLocalInput, toLocalInput } from './time.js';
+import { formatRange, formatTime, fromLocalInput, toLocalInput } from './time.js';
 import { NO_CONFLICTS, type Conflicts, type Selection } from './week-grid.js';
 
 type Preview = PreviewNewBookingQuery['previewBooking'];
 
 /**
  * New booking: a range (from a drag on the grid, or typed here), an optional repeat, a dry run of
- * the create (`previewBooking`) as the fields change, then the create itself.
+ * the create (`previewBooking`) as the fields change, then the create itself, or a hold of the range
+ * for a few minutes (confirmed into a booking, or released, from the hold on the grid).
  */
 export function BookingForm(props: {
   agentId: string;
@@ -100,6 +101,21 @@ export function BookingForm(props: {
     }
   };
 
+  const hold = async () => {
+    if (!input) return setError(problem ?? 'Give a start and an end.');
+    setSaving(true);
+    setError(null);
+    try {
+      const { createHold } = await api(ConsoleCreateHoldDocument, { input: { startsAt: input.startsAt, endsAt: input.endsAt } });
+      clear();
+      props.onCreated(`Held ${formatRange(new Date(createHold.startsAt), new Date(createHold.endsAt))} until ${formatTime(new Date(createHold.expiresAt))}: open the hold on the calendar to confirm or release it.`);
+    } catch (failure) {
+      setError(describeError(failure));
+    } finally {
+      setSaving(false);
+    }
+  };
+
   return html`<form class="panel booking-form" onSubmit=${submit} aria-labelledby="new-booking-title" noValidate>
     <h2 id="new-booking-title">New booking</h2>
     <p class="hint">Drag on the calendar to pick a time, or type it here.</p>
@@ -127,6 +143,8 @@ export function BookingForm(props: {
     ${error ? html`<p class="field-error" role="alert">${error}</p>` : null}
     <div class="actions">
       <button type="submit" disabled=${saving}>${saving ? 'Saving…' : 'Create booking'}</button>
+      <button type="button" class="secondary" disabled=${saving || repeat !== 'none'} title="Keeps the time for 5 minutes: no one else can take it until you confirm or release it"
+        onClick=${hold}>Hold 5 minutes</button>
       <button type="button" class="secondary" onClick=${clear}>Clear</button>
     </div>
   </form>`;

@@ -15,6 +15,15 @@ const PLAIN_WORDS: Record<string, string> = {
   upstream_unavailable: 'A service the gateway depends on is not answering. Try again shortly.',
   unavailable: 'The gateway cannot reach its database right now. Try again shortly.',
   network: 'The server cannot be reached. Check your connection and try again.',
+  version_mismatch: 'That booking was changed elsewhere since the page showed it: reload and try again.',
+  hold_expired: 'The hold expired before it was confirmed: its time was never booked. Hold it again.',
+  hold_released: 'The hold was released: its time was never booked.',
+  buffer_conflict: 'That time is free, but the buffer kept around another booking overlaps it.',
+  outside_working_hours: 'That time is outside the agent’s working hours.',
+  notice_too_short: 'That starts too soon for the agent’s minimum notice.',
+  too_far_ahead: 'That is further ahead than the agent’s maximum advance allows.',
+  daily_limit_reached: 'The agent’s limit of bookings for that day is reached.',
+  weekly_limit_reached: 'The agent’s limit of bookings for that week is reached.',
 };
 
 /** Field names of validation errors as the forms label them. */
@@ -28,6 +37,13 @@ const FIELD_NAMES: Record<string, string> = {
   targetAgentId: 'Agent',
   to: 'Window',
   from: 'Window',
+  timeZone: 'Time zone',
+  bufferBeforeMinutes: 'Buffer before',
+  bufferAfterMinutes: 'Buffer after',
+  minimumNoticeMinutes: 'Minimum notice',
+  maximumAdvanceDays: 'Maximum advance',
+  dailyLimit: 'Daily limit',
+  weeklyLimit: 'Weekly limit',
 };
 
 /** One sentence for any failure: the code's plain words; for a validation error, which field and why. */

@@ -2,13 +2,29 @@ import { useState } from 'preact/hooks';
 import { html } from '../browse/ui.js';
 import { CancelConsoleBookingDocument, CancelConsoleOccurrenceDocument } from '../generated/console/graphql.js';
 import { describeError } from './errors.js';
+import { RescheduleForm } from './reschedule.js';
 import { api } from './session.js';
 import { describeRule } from './series-rule.js';
 import { formatDate, formatRange } from './time.js';
 import type { WeekSlot } from './week-data.js';
+import type { Selection } from './week-grid.js';
 
-/** One slot's details: its time, its series, and the two ways to cancel (one occurrence, or all of it). */
-export function SlotDetails({ slot, onClose, onChanged }: { slot: WeekSlot; onClose: () => void; onChanged: (message: string) => void }) {
+/** One slot's details: its time, its series, moving it (to a range a drag proposed, or typed), and the two ways to cancel. */
+export function SlotDetails({
+  slot,
+  proposed,
+  onClose,
+  onChanged,
+  onStale,
+}: {
+  slot: WeekSlot;
+  /** Where a drag dropped it (a series asks which occurrences move before moving). */
+  proposed: Selection | null;
+  onClose: () => void;
+  onChanged: (message: string) => void;
+  onStale: () => void;
+}) {
+  const [moving, setMoving] = useState(proposed !== null);
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -40,7 +56,11 @@ export function SlotDetails({ slot, onClose, onChanged }: { slot: WeekSlot; onCl
       ? html`<p class="muted">Repeats ${describeRule(slot.booking.rrule!)}; first on ${formatDate(new Date(slot.booking.startsAt))}.</p>`
       : null}
     ${error ? html`<p class="field-error" role="alert">${error}</p>` : null}
+    ${moving
+      ? html`<${RescheduleForm} slot=${slot} proposed=${proposed} onMoved=${onChanged} onStale=${onStale} onCancel=${() => setMoving(false)} />`
+      : null}
     <div class="actions">
+      ${moving ? null : html`<button type="button" class="secondary" disabled=${busy} onClick=${() => setMoving(true)}>Move…</button>`}
       ${series ? html`<button type="button" disabled=${busy} onClick=${cancelOccurrence}>Cancel this occurrence</button>` : null}
       ${confirming
         ? html`<span class="confirm">

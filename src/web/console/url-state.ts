@@ -1,8 +1,9 @@
 /** What the console shows, kept in the URL (never the token) so a view survives a reload and can be shared. */
-export type View = 'calendar' | 'proposals' | 'availability' | 'webhooks' | 'agents' | 'feeds';
+export type View = 'calendar' | 'hours' | 'proposals' | 'availability' | 'webhooks' | 'agents' | 'feeds';
 
 export const VIEWS: readonly { view: View; label: string }[] = [
   { view: 'calendar', label: 'Calendar' },
+  { view: 'hours', label: 'Working hours' },
   { view: 'proposals', label: 'Proposals' },
   { view: 'availability', label: 'Availability' },
   { view: 'webhooks', label: 'Webhooks' },

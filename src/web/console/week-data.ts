@@ -1,17 +1,29 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { WeekSlotsDocument } from '../generated/console/graphql.js';
+import { WeekSlotsDocument, type WeekSlotsQuery } from '../generated/console/graphql.js';
 import { describeError } from './errors.js';
 import { api } from './session.js';
 import { addDays } from './time.js';
 import { applyEvent, needsReload, type LiveEvent, type WeekSlot } from './week-events.js';
 
 export type { WeekSlot } from './week-events.js';
-export type WeekData = { status: 'loading' } | { status: 'error'; message: string } | { status: 'ready'; slots: WeekSlot[] };
+/** A live hold of this agent, as the grid draws it. */
+export type WeekHold = WeekSlotsQuery['holds'][number];
+/** A stretch of working time (instants); the week's list is null when the agent has no rules (all time works). */
+export type WorkingRange = NonNullable<WeekSlotsQuery['workingTime']>[number];
+
+export interface Week {
+  slots: WeekSlot[];
+  working: WorkingRange[] | null;
+  holds: WeekHold[];
+}
+export type WeekData = { status: 'loading' } | { status: 'error'; message: string } | ({ status: 'ready' } & Week);
 
 /**
- * The slots of the week starting at `weekStart`, kept current by live events: a single booking's
- * creation or any cancellation is applied in place; an event whose slots it does not spell out (a new
- * series, a transfer that took one occurrence out of a series) reloads the week.
+ * The week starting at `weekStart`: its slots, kept current by live events (a single booking's creation,
+ * move or any cancellation is applied in place; an event whose slots it does not spell out, such as a new
+ * series or an occurrence leaving its series, reloads the week), the working time its rules leave, and the
+ * agent's live holds (a hold makes no event until it is confirmed, whose booking.created takes it off the grid;
+ * the page reloads after its own hold actions).
  */
 export function useWeekSlots(weekStart: Date): { data: WeekData; reload: () => void; apply: (event: LiveEvent) => void } {
   const [data, setData] = useState<WeekData>({ status: 'loading' });
@@ -24,10 +36,10 @@ export function useWeekSlots(weekStart: Date): { data: WeekData; reload: () => v
     // Another week shows "loading"; a reload of this one keeps its slots on screen until the answer.
     setData((current) => (current.status === 'ready' && loadedWeek.current === from ? current : { status: 'loading' }));
     api(WeekSlotsDocument, { from: weekStart.toISOString(), to: addDays(weekStart, 7).toISOString() }).then(
-      ({ bookedSlots }) => {
+      ({ bookedSlots, workingTime, holds }) => {
         if (!live) return;
         loadedWeek.current = from;
-        setData({ status: 'ready', slots: bookedSlots });
+        setData({ status: 'ready', slots: bookedSlots, working: workingTime ?? null, holds: holds.filter((hold) => hold.status === 'held') });
       },
       (error: unknown) => live && setData({ status: 'error', message: describeError(error) }),
     );
@@ -40,7 +52,13 @@ export function useWeekSlots(weekStart: Date): { data: WeekData; reload: () => v
   const apply = useCallback(
     (event: LiveEvent) => {
       if (needsReload(event)) reload();
-      else setData((current) => (current.status === 'ready' ? { status: 'ready', slots: applyEvent(current.slots, event, weekStart) } : current));
+      else {
+        // A hold confirmed (here, or by its holder through REST or MCP) is a booking.created of a held booking's id.
+        const confirmed = (hold: WeekHold) => event.type === 'booking.created' && hold.calendars.some((calendar) => calendar.bookingId === event.booking.id);
+        setData((current) =>
+          current.status === 'ready' ? { ...current, slots: applyEvent(current.slots, event, weekStart), holds: current.holds.filter((hold) => !confirmed(hold)) } : current,
+        );
+      }
     },
     [from],
   );

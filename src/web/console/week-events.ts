@@ -7,9 +7,15 @@ export type LiveEvent = ConsoleBookingEventsSubscription['bookingEvents'];
 /** One live occurrence on the week's grid, with its booking. */
 export type WeekSlot = WeekSlotsQuery['bookedSlots'][number];
 
+/** A single booking moved in place: the event's booking is the one that was at `previous` (not an occurrence that left a series). */
+function movedInPlace(event: LiveEvent): boolean {
+  return event.type === 'booking.rescheduled' && event.booking.rrule === null && event.previous?.bookingId === event.booking.id;
+}
+
 /** Whether an event leaves the week's slots unknown without asking the server. */
 export function needsReload(event: LiveEvent): boolean {
   if (event.type === 'booking.created') return event.booking.rrule !== null;
+  if (event.type === 'booking.rescheduled') return !movedInPlace(event);
   return event.type !== 'booking.cancelled' && event.type !== 'booking.reminder';
 }
 
@@ -17,8 +23,10 @@ export function needsReload(event: LiveEvent): boolean {
 export function applyEvent(slots: WeekSlot[], event: LiveEvent, weekStart: Date): WeekSlot[] {
   const { agentId: _agentId, ...booking } = event.booking;
   if (event.type === 'booking.cancelled') return slots.filter((slot) => slot.booking.id !== booking.id);
-  if (event.type !== 'booking.created') return slots;
+  if (event.type !== 'booking.created' && !movedInPlace(event)) return slots;
+  // A move is its old slot gone and its new one placed, as a creation places it.
+  const others = event.type === 'booking.rescheduled' ? slots.filter((slot) => slot.booking.id !== booking.id) : slots;
   const inWeek = new Date(booking.startsAt) < addDays(weekStart, 7) && new Date(booking.endsAt) > weekStart;
-  if (!inWeek || slots.some((slot) => slot.booking.id === booking.id)) return slots;
-  return [...slots, { startsAt: booking.startsAt, endsAt: booking.endsAt, booking }].sort((a, b) => Date.parse(a.startsAt) - Date.parse(b.startsAt));
+  if (!inWeek || others.some((slot) => slot.booking.id === booking.id)) return others;
+  return [...others, { startsAt: booking.startsAt, endsAt: booking.endsAt, booking }].sort((a, b) => Date.parse(a.startsAt) - Date.parse(b.startsAt));
 }

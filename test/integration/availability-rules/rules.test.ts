@@ -3,7 +3,7 @@ import { RULE_LIMITS } from '../../../src/modules/availability-rules/index.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
 import { postBooking } from '../../factories/bookings.js';
 import { TestClock } from '../../factories/clock.js';
-import { ProposeFirstAvailableDocument } from '../../generated/graphql.js';
+import { ProposeFirstAvailableDocument, WorkingTimeDocument } from '../../generated/graphql.js';
 import { bearer, startTestApp, type TestApp } from '../../harness.js';
 
 /** Monday 2031-03-03 in Berlin (UTC+1 until 2031-03-30). */
@@ -209,6 +209,35 @@ describe('availability rules', () => {
       expect(await codes(berlin.id, '2032-10-31T00:00:00Z', '2032-10-31T00:30:00Z')).toEqual([]);
       expect(await codes(berlin.id, '2032-10-31T01:00:00Z', '2032-10-31T01:30:00Z')).toEqual([]);
       expect(await codes(berlin.id, '2032-10-31T00:30:00Z', '2032-10-31T01:00:00Z')).toEqual(['outside_working_hours']);
+    });
+
+    it('answer their working time as instants for a calendar to shade: the hours and overrides on the zone’s clock, null without rules, a bounded window', async () => {
+      const parent = await createAgent(t, root);
+      const [child, stranger] = [await createAgent(t, parent), await createAgent(t, root)];
+      const workingTime = (caller: AgentWithToken, from: string, to: string, agentId?: string) =>
+        t.gql(WorkingTimeDocument, { agentId: agentId ?? null, from, to }, bearer(caller.token));
+      expect((await workingTime(child, '2031-03-03T00:00:00Z', '2031-03-05T00:00:00Z')).data).toEqual({ workingTime: null });
+      await putRules(parent, { ...BERLIN_WEEKDAYS, dateOverrides: [{ date: '2031-03-04', hours: [{ start: '10:00', end: '11:30' }] }] }, child.id);
+      // Berlin is UTC+1 in March 2031: Monday's two intervals, then Tuesday's override alone.
+      expect((await workingTime(parent, '2031-03-03T00:00:00Z', '2031-03-05T00:00:00Z', child.id)).data).toEqual({
+        workingTime: [
+          { startsAt: '2031-03-03T08:00:00.000Z', endsAt: '2031-03-03T11:00:00.000Z' },
+          { startsAt: '2031-03-03T12:00:00.000Z', endsAt: '2031-03-03T16:00:00.000Z' },
+          { startsAt: '2031-03-04T09:00:00.000Z', endsAt: '2031-03-04T10:30:00.000Z' },
+        ],
+      });
+      // Clipped to the window; 31 days is the longest window, a minute more names `to`.
+      expect((await workingTime(child, '2031-03-03T10:00:00Z', '2031-03-03T13:00:00Z')).data!.workingTime).toEqual([
+        { startsAt: '2031-03-03T10:00:00.000Z', endsAt: '2031-03-03T11:00:00.000Z' },
+        { startsAt: '2031-03-03T12:00:00.000Z', endsAt: '2031-03-03T13:00:00.000Z' },
+      ]);
+      const month = await workingTime(child, '2031-03-01T00:00:00Z', '2031-04-01T00:00:00Z');
+      expect(month.data!.workingTime).toHaveLength(2 * 21 - 1);
+      const tooLong = await workingTime(child, '2031-03-01T00:00:00Z', '2031-04-01T00:01:00Z');
+      expect(tooLong.errors?.[0]?.extensions).toMatchObject({ code: 'validation', errors: { to: expect.stringContaining('31 days') } });
+      const backwards = await workingTime(child, '2031-03-02T00:00:00Z', '2031-03-01T00:00:00Z');
+      expect(backwards.errors?.[0]?.extensions).toMatchObject({ code: 'validation', errors: { to: 'must be after from' } });
+      expect((await workingTime(stranger, '2031-03-03T00:00:00Z', '2031-03-04T00:00:00Z', child.id)).errors?.[0]?.extensions?.code).toBe('forbidden');
     });
 
     it('answer why not this slot with every reason and its cause, and forbidden to whom may not see the calendar', async () => {

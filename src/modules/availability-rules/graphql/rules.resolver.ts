@@ -1,8 +1,9 @@
-import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Directive, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { listSize } from '../../../platform/graphql/directives.js';
 import type { PlatformContext } from '../../../platform/graphql/server.js';
 import type { AvailabilityRulesService } from '../rules.service.js';
-import type { AvailabilityRulesInput } from '../rules.view.js';
-import { AvailabilityRulesInputType, AvailabilityRulesNode } from './rules.types.js';
+import { RULE_LIMITS as L, type AvailabilityRulesInput } from '../rules.view.js';
+import { AvailabilityRulesInputType, AvailabilityRulesNode, WorkingRangeNode } from './rules.types.js';
 
 /** GraphQL's null for a field left out: the service's "absent" (its default). */
 function inputOf(input: AvailabilityRulesInputType): AvailabilityRulesInput {
@@ -31,6 +32,24 @@ export class AvailabilityRulesResolver {
   async availabilityRules(@Ctx() ctx: PlatformContext, @Arg('agentId', () => ID, { nullable: true }) agentId?: string | null): Promise<AvailabilityRulesNode | null> {
     const found = await this.rules.get(await ctx.actor(), agentId ?? undefined);
     return found && AvailabilityRulesNode.from(found);
+  }
+
+  @Directive(listSize({ assumedSize: L.intervalsPerDay * (L.workingTimeMaxDays + 1) }))
+  @Query(() => [WorkingRangeNode], {
+    nullable: true,
+    description:
+      'The working time of the caller, or of one of its children (`agentId`), inside [from, to), as instants: the hours and overrides ' +
+      `in the rules' zone, as every writer reads them (at most ${L.workingTimeMaxDays} days, else a \`validation\` error naming \`to\`). ` +
+      'Null when the agent has no rules: all of its time is working time.',
+  })
+  async workingTime(
+    @Arg('from') from: Date,
+    @Arg('to') to: Date,
+    @Ctx() ctx: PlatformContext,
+    @Arg('agentId', () => ID, { nullable: true }) agentId?: string | null,
+  ): Promise<WorkingRangeNode[] | null> {
+    const ranges = await this.rules.workingTime(await ctx.actor(), from, to, agentId ?? undefined);
+    return ranges && ranges.map((range) => Object.assign(new WorkingRangeNode(), range));
   }
 
   @Mutation(() => AvailabilityRulesNode, {

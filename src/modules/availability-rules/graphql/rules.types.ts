@@ -38,6 +38,15 @@ export class DateOverrideNode {
   hours!: HoursIntervalNode[];
 }
 
+@ObjectType('WorkingRange', { simpleResolvers: true, description: 'A stretch of an agent’s working time: [startsAt, endsAt), in UTC.' })
+export class WorkingRangeNode {
+  @Field(() => Date)
+  startsAt!: string;
+
+  @Field(() => Date)
+  endsAt!: string;
+}
+
 @ObjectType('AvailabilityRules', {
   simpleResolvers: true,
   description:

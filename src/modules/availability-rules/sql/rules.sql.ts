@@ -32,3 +32,14 @@ export const AGENT_PARENT = namedStatement<[agentId: string], { id: string; pare
   'agent_parent',
   'select id, parent_id from agents where id = $1::uuid',
 );
+
+/**
+ * An agent's working time inside a window, as instants, by `agent_working_ranges` (the definition every writer uses);
+ * no row: the agent has no rules (all of its time is working time).
+ */
+export const WORKING_TIME_OF = namedStatement<[agentId: string, from: Date, to: Date], { ranges: { startsAt: string; endsAt: string }[] }>(
+  'working_time_of',
+  `select (select coalesce(jsonb_agg(jsonb_build_object('startsAt', iso_instant(lower(w)), 'endsAt', iso_instant(upper(w))) order by lower(w)), '[]'::jsonb)
+             from unnest(agent_working_ranges(r, $2::timestamptz, $3::timestamptz)) as w) as ranges
+     from availability_rules r where r.agent_id = $1::uuid`,
+);
