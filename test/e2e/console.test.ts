@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Locator, Page, WebSocket } from 'playwright-core';
 import { freePort } from '../../src/platform/db/embedded-postgres.js';
@@ -36,15 +36,21 @@ describe('/console in headless Chromium', () => {
   /** The names of the GraphQL operations the pages sent over HTTP, in order. */
   const operationsSent: string[] = [];
 
+  /** The console sends trusted-document ids, not query text: the name comes from the manifest it was built with. */
+  let trustedDocuments: Record<string, string> = {};
+  const operationName = (body: string) => {
+    const { documentId, query } = JSON.parse(body) as { documentId?: string; query?: string };
+    const text = query ?? trustedDocuments[documentId ?? ''] ?? '';
+    return /(?:query|mutation) (\w+)/.exec(text)?.[1] ?? `unknown operation ${body.slice(0, 80)}`;
+  };
+
   const shot = (name: string, target: Page = page) => target.screenshot({ path: `${ARTIFACTS}/console-${name}.png`, fullPage: true });
 
   const watch = (target: Page) => {
     target.on('request', (request) => {
       hostsContacted.add(new URL(request.url()).host);
       urlsSeen.push(request.url());
-      const body = request.method() === 'POST' ? (request.postData() ?? '') : '';
-      const name = /"query":"(?:query|mutation) (\w+)/.exec(body)?.[1];
-      if (name) operationsSent.push(name);
+      if (request.method() === 'POST' && new URL(request.url()).pathname === '/graphql') operationsSent.push(operationName(request.postData() ?? ''));
     });
     target.on('websocket', (socket) => {
       if (target === page) sockets.push(socket);
@@ -85,6 +91,7 @@ describe('/console in headless Chromium', () => {
   };
 
   beforeAll(async () => {
+    trustedDocuments = JSON.parse(await readFile(new URL('../../src/web/generated/console/persisted-documents.json', import.meta.url), 'utf8')) as Record<string, string>;
     await mkdir(ARTIFACTS, { recursive: true });
     const port = await freePort();
     t = await startTestApp({ env: { WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_MAX_ATTEMPTS: '2' } });
