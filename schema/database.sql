@@ -1013,6 +1013,7 @@ $function$
 CREATE OR REPLACE FUNCTION public.booking_purge_expired_holds(p_agent uuid, p_slots tstzrange[], p_at timestamp with time zone)
  RETURNS integer
  LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
 declare
   v_before interval := interval '0';

@@ -78,7 +78,8 @@
  * allocations of each phase as `.heapprofile`, garbage included; promoted, only what outlived a young collection),
  * BENCH_SQL_STATS=1 (embedded database only: pg_stat_statements on; the statements that took the most
  * database time in the first timed round of S1 and of S5 are printed after it),
- * BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
+ * BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p"),
+ * BENCH_REFERENCE_NODE_ARGS (the same for the reference server).
  * Exits non-zero when a rule is broken (S1/S9/W non-2xx, S4 race outcome, S6/S10 missing deliveries, …).
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
@@ -1729,7 +1730,9 @@ async function runPass(pass: Durability | 'external'): Promise<string> {
     PRICE_PROVIDERS: '', // no price polling: all traffic stays on 127.0.0.1
     GRAPHQL_EXPLORER: 'false',
   });
-  const reference = await startChild('reference', ['--import', '@swc-node/register/esm-register', 'bench/reference/server.ts'], common);
+  // BENCH_REFERENCE_NODE_ARGS does the same for the reference server (its profile beside the gateway's).
+  const referenceNodeArgs = (process.env.BENCH_REFERENCE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const reference = await startChild('reference', [...referenceNodeArgs, '--import', '@swc-node/register/esm-register', 'bench/reference/server.ts'], common);
   const targets: Target[] = [
     { name: 'gateway', base: gateway.base, pid: gateway.pid },
     { name: 'reference', base: reference.base, pid: reference.pid },

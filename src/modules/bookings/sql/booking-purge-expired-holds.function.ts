@@ -5,12 +5,19 @@ import { sqlDefinition } from '../../../platform/db/sql-definitions.js';
  * slots it is about to write, and the held bookings of expired holds whose blocked range overlaps them widened by the
  * agent's buffers (what the exclusion constraint will compare) go, with their slots. No sweeper is needed for
  * correctness. A writer (see booking_insert).
+ *
+ * Planned once per connection (plan_cache_mode): with the ranges as parameters PostgreSQL estimates 10 of them
+ * where a writer hands one or a few, prices the generic plan above a custom one and so planned the delete afresh
+ * on every call, 0.3 ms of a create's 1.6 ms of database time, for the same plan (a GiST probe per range on
+ * booking_slots_no_overlap, then the holds by key).
  */
 export const bookingPurgeExpiredHoldsFunction = sqlDefinition(
   'booking_purge_expired_holds',
   `
 create or replace function booking_purge_expired_holds(p_agent uuid, p_slots tstzrange[], p_at timestamptz) returns int
-language plpgsql as $$
+language plpgsql
+set plan_cache_mode = force_generic_plan
+as $$
 declare
   v_before interval := interval '0';
   v_after interval := interval '0';
