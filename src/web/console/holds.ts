@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { html } from '../browse/ui.js';
 import { ConsoleConfirmHoldDocument, ConsoleReleaseHoldDocument } from '../generated/console/graphql.js';
-import { describeError } from './errors.js';
 import { api } from './session.js';
 import { formatRange, formatTime } from './time.js';
 import type { WeekHold } from './week-data.js';
+import { useAction } from './use-action.js';
 
 /** The time now, ticking every `everyMs` while the component is on screen. */
 function useNow(everyMs: number): number {
@@ -44,22 +44,10 @@ export function HoldBlock(props: { hold: WeekHold; open: boolean; style: Record<
 /** A hold's details: its time, what it has left, and its two ends (confirm into a booking, or release). */
 export function HoldDetails({ hold, onClose, onChanged }: { hold: WeekHold; onClose: () => void; onChanged: (message: string) => void }) {
   const now = useNow(1000);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useAction(onChanged);
   const when = formatRange(new Date(hold.startsAt), new Date(hold.endsAt));
   const expired = Date.parse(hold.expiresAt) <= now;
 
-  const run = async (action: () => Promise<unknown>, message: string) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await action();
-      onChanged(message);
-    } catch (failure) {
-      setError(describeError(failure));
-      setBusy(false);
-    }
-  };
   const confirm = () => run(() => api(ConsoleConfirmHoldDocument, { id: hold.id }), `Confirmed the hold: booked ${when}.`);
   const release = () => run(() => api(ConsoleReleaseHoldDocument, { id: hold.id }), `Released the hold of ${when}: the time is free again.`);
 

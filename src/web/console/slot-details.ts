@@ -1,13 +1,13 @@
 import { useState } from 'preact/hooks';
 import { html } from '../browse/ui.js';
 import { CancelConsoleBookingDocument, CancelConsoleOccurrenceDocument } from '../generated/console/graphql.js';
-import { describeError } from './errors.js';
 import { RescheduleForm } from './reschedule.js';
 import { api } from './session.js';
 import { describeRule } from './series-rule.js';
 import { formatDate, formatRange } from './time.js';
 import type { WeekSlot } from './week-data.js';
 import type { Selection } from './week-grid.js';
+import { useAction } from './use-action.js';
 
 /** One slot's details: its time, its series, moving it (to a range a drag proposed, or typed), and the two ways to cancel. */
 export function SlotDetails({
@@ -26,22 +26,10 @@ export function SlotDetails({
 }) {
   const [moving, setMoving] = useState(proposed !== null);
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useAction(onChanged);
   const series = slot.booking.rrule !== null;
   const when = formatRange(new Date(slot.startsAt), new Date(slot.endsAt));
 
-  const run = async (action: () => Promise<unknown>, message: string) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await action();
-      onChanged(message);
-    } catch (failure) {
-      setError(describeError(failure));
-      setBusy(false);
-    }
-  };
   const cancelOccurrence = () =>
     run(() => api(CancelConsoleOccurrenceDocument, { bookingId: slot.booking.id, startsAt: slot.startsAt }), `Cancelled the occurrence of ${when}.`);
   const cancelBooking = () => run(() => api(CancelConsoleBookingDocument, { id: slot.booking.id }), series ? 'Cancelled the whole series.' : `Cancelled ${when}.`);
