@@ -231,6 +231,7 @@ export function registerGraphQLOverSse<Context extends PlatformContext>(app: Fas
       } finally {
         openStreams.delete(body);
         reply.raw.end();
+        request.handlerDone();
         release(reservation ?? places);
         if (token) reservations.delete(token);
       }

@@ -5,13 +5,22 @@ declare module 'fastify' {
     /** Resolves once every request that has started has produced its answer (or after `timeoutMs`). */
     requestsSettled(timeoutMs: number): Promise<void>;
   }
+  interface FastifyRequest {
+    /**
+     * For a handler that streams the raw response: its work is over, whether or not the answer
+     * finished (a stream whose client went away never does).
+     */
+    handlerDone(): void;
+  }
 }
 
 /**
  * Counts requests from arrival to the moment their answer is produced. Closing the server stops new
  * ones, but a handler whose client went away keeps running; shutdown waits for it before the
  * database goes, so it never fails half-way. An answer is produced when Fastify sends it (`onSend`)
- * or, for handlers that write the raw response themselves (MCP), when that response finishes.
+ * or, for handlers that write the raw response themselves (MCP), when that response finishes; a
+ * stream whose client went away (GraphQL over SSE) ends without finishing, so its handler says when
+ * it is done.
  */
 export function installInFlightTracking(app: FastifyInstance): void {
   let inFlight = 0;
@@ -28,6 +37,9 @@ export function installInFlightTracking(app: FastifyInstance): void {
     }
   };
 
+  app.decorateRequest('handlerDone', function (this: object) {
+    settle(this);
+  });
   app.addHook('onRequest', async (request, reply) => {
     inFlight++;
     reply.raw.once('finish', () => settle(request));

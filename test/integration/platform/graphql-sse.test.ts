@@ -224,4 +224,32 @@ describe('GraphQL over SSE (graphql-sse), both modes', () => {
     const late = await fetch(url, { headers: { accept: 'text/event-stream', authorization: `Bearer ${agent.token}`, 'x-graphql-event-stream-token': token } });
     expect(late.status).toBe(404);
   });
+
+  it('shuts down without waiting for a stream whose client went away', async () => {
+    // An app of its own, to be closed here: shutdown waits for handlers still running (at most 10 s).
+    const own = await startTestApp({ jobs: false });
+    try {
+      const owner = await bootstrapAgent(own, 'leaving-sse-agent');
+      await own.app.listen({ port: 0, host: '127.0.0.1' });
+      const address = own.app.server.address();
+      if (!address || typeof address === 'string') throw new Error('no address');
+      const leaving = new AbortController();
+      const stream = await fetch(`http://127.0.0.1:${address.port}${GRAPHQL_SSE_PATH}`, {
+        method: 'POST',
+        headers: { accept: 'text/event-stream', 'content-type': 'application/json', authorization: `Bearer ${owner.token}` },
+        body: JSON.stringify({ query: EVENTS }),
+        signal: leaving.signal,
+      });
+      expect(stream.status).toBe(200);
+      leaving.abort();
+      await stream.body?.cancel().catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the server sees the socket close
+      const started = performance.now();
+      await own.app.close();
+      // Before, the stream counted as in flight until the shutdown's 10 s wait ran out.
+      expect(performance.now() - started).toBeLessThan(5_000);
+    } finally {
+      await own.close();
+    }
+  }, 30_000);
 });
