@@ -106,14 +106,15 @@ export class OperationCosts {
 }
 
 async function payerKey(payer: CostPayer): Promise<string> {
-  const byAddress = `address:${addressKey(payer.ip)}`;
+  // The address is parsed only for a caller charged by it: a token's holder is charged by its credential.
+  const byAddress = () => `address:${addressKey(payer.ip)}`;
   let actor: Actor;
   try {
     actor = await payer.actor();
   } catch {
     // The caller could not be looked up (the database failing): charged to its address, and the
     // failure is reported where the operation needs the caller, as before costs were counted.
-    return byAddress;
+    return byAddress();
   }
-  return actor.kind !== 'anonymous' && payer.credential.kind === 'token' ? `credential:${payer.credential.token}` : byAddress;
+  return actor.kind !== 'anonymous' && payer.credential.kind === 'token' ? `credential:${payer.credential.token}` : byAddress();
 }
