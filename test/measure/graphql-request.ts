@@ -12,6 +12,7 @@
  * codegen`). MEASURE_REQUESTS (4,000), MEASURE_SCENARIOS (S2,S3).
  */
 import 'reflect-metadata';
+import type { InjectOptions } from 'fastify';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
@@ -30,13 +31,14 @@ const IN_FLIGHT = 16;
 const AGENTS = 64;
 const PROFILE_DIR = process.env.MEASURE_PROFILE_DIR;
 const SCENARIOS = (process.env.MEASURE_SCENARIOS ?? 'S2,S3').split(',');
+const METRICS_TOKEN = 'measure-metrics-token-0123456789';
 const LIST_FROM = '2030-04-01T00:00:00.000Z';
 const LIST_TO = '2030-07-01T00:00:00.000Z';
 const GRAPHQL_LIST = JSON.stringify({
   query: `{ bookings(from: "${LIST_FROM}", to: "${LIST_TO}", first: 50) { edges { node { id startsAt endsAt status agent { id name } } } } }`,
 });
 
-const logger = createLogger('warn');
+const logger = createLogger(process.env.LOG_LEVEL ?? 'warn');
 const dir = await mkdtemp(join(tmpdir(), 'gateway-measure-graphql-'));
 const database = await startEmbeddedPostgres({ dataDir: dir, logger, ephemeral: true });
 const migrator = await createOrm({ clientUrl: database.url, entities, migrations, logger, poolMax: 1 });
@@ -51,11 +53,12 @@ const config = loadConfig({
   AGENT_CREATE_PER_MIN: '1000000',
   PRICE_PROVIDERS: '',
   GRAPHQL_EXPLORER: 'false',
+  METRICS_TOKEN,
 });
 const orm = await createOrm({ clientUrl: database.url, entities, migrations, logger, timeouts: config.databaseTimeouts, pooling: config.databasePooling });
 const app = await buildApp({ config, orm, logger, databaseUrl: database.url, directDatabaseUrl: database.url, jobs: false });
 
-async function call(options: Parameters<typeof app.inject>[0] & object): Promise<{ statusCode: number; body: string }> {
+async function call(options: InjectOptions): Promise<{ statusCode: number; body: string }> {
   const response = await app.inject(options);
   return { statusCode: response.statusCode, body: response.body };
 }
@@ -152,6 +155,8 @@ for (const [scenario, values] of readings) {
   console.log(`${scenario}: ${median(values).toFixed(3)} ms CPU per request (median of ${ROUNDS}; min ${Math.min(...values).toFixed(3)}, max ${Math.max(...values).toFixed(3)})`);
 }
 if (readings.has('S2') && readings.has('S3')) console.log(`S3 / S2 CPU per request: ${(median(readings.get('S3')!) / median(readings.get('S2')!)).toFixed(2)}`);
+const answers = await call({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+console.log(answers.statusCode, answers.body.split('\n').filter((line) => line.includes('http_answers')).join('\n'));
 if (process.env.MEASURE_PROFILE === '1') {
   const session = new Session();
   session.connect();
