@@ -301,6 +301,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientAddress: (request) => clientAddress(request, trust),
     metrics,
     compileOperationsAfter: config.graphqlJitAfter,
+    directHttpAnswers: config.graphqlHttpDirect,
     costBudget,
     resumableSubscriptions: [BOOKING_EVENTS_RESUMPTION],
     trustedDocuments: {

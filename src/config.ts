@@ -183,6 +183,7 @@ const envSchema = z.object({
     .transform((value) => (value === 'off' ? 0 : Number(value)))
     .pipe(z.number().int().min(0).max(1_000_000, 'must be at most 1000000'))
     .default(2),
+  GRAPHQL_HTTP_DIRECT: oneOf(['on', 'off']).default('on'),
   MCP_ALLOWED_ORIGINS: listOf(asOrigin, 'origins, each a scheme, a host and an optional port such as https://app.example.com').default([]),
   MCP_ALLOWED_HOSTS: listOf(asHostname, 'host names or addresses, each without a port, such as gateway, 10.0.0.5 or [::1]').default([]),
   OTEL_EXPORTER_OTLP_ENDPOINT: url(['http:', 'https:'], 'http://collector:4318').optional(),
@@ -266,6 +267,11 @@ export interface Config {
    * time it comes again; 1: at once); 0 (`off`): graphql-js runs every operation.
    */
   readonly graphqlJitAfter: number;
+  /**
+   * GraphQL over HTTP answers a POSTed query whose text it has validated before without Apollo Server's
+   * request pipeline, running the same plugins, cost budget and executor (`off`: Apollo answers every request).
+   */
+  readonly graphqlHttpDirect: boolean;
   /**
    * Browser origins whose pages may call `/mcp`; a request with any other `Origin` is refused (403),
    * one without (agents send none) passes.
@@ -359,6 +365,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     graphqlExplorer: e.GRAPHQL_EXPLORER,
     graphqlTrustedDocumentsOnly: Object.freeze([...new Set(e.GRAPHQL_TRUSTED_DOCUMENTS_ONLY)]),
     graphqlJitAfter: e.GRAPHQL_JIT,
+    graphqlHttpDirect: e.GRAPHQL_HTTP_DIRECT === 'on',
     graphqlCostPerMin: e.GRAPHQL_COST_PER_MIN,
     mcpAllowedOrigins: Object.freeze([...e.MCP_ALLOWED_ORIGINS]),
     mcpAllowedHosts: Object.freeze([...e.MCP_ALLOWED_HOSTS]),

@@ -96,6 +96,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ GRAPHQL_JIT: '0' }).graphqlJitAfter).toBe(0);
   });
 
+  it('reads GRAPHQL_HTTP_DIRECT as whether known query texts skip Apollo Server\'s pipeline (on by default)', () => {
+    expect(loadConfig({}).graphqlHttpDirect).toBe(true);
+    expect(loadConfig({ GRAPHQL_HTTP_DIRECT: 'off' }).graphqlHttpDirect).toBe(false);
+    expect(() => loadConfig({ GRAPHQL_HTTP_DIRECT: 'no' })).toThrow(/GRAPHQL_HTTP_DIRECT/);
+  });
+
   it('reads GRAPHQL_TRUSTED_DOCUMENTS_ONLY as the kinds of caller held to trusted documents (none by default)', () => {
     expect(loadConfig({}).graphqlTrustedDocumentsOnly).toEqual([]);
     expect(loadConfig({ GRAPHQL_TRUSTED_DOCUMENTS_ONLY: 'anonymous, users,anonymous' }).graphqlTrustedDocumentsOnly).toEqual(['anonymous', 'users']);

@@ -67,6 +67,21 @@ describe('actualCost (what the answer holds)', () => {
     expect(actual('{ b: prices { slug } }', { b: [{ slug: 'a' }, { slug: 'b' }] })).toBe(4);
     expect(actual('mutation { book { id } }', { book: { id: '1' } })).toBe(MUTATION_ROOT_WEIGHT);
   });
+
+  it('walks one document answer after answer (its plan kept), and an operation with variables by the variables each answer was sent', () => {
+    // A cached document is the same object on every request: its walk is kept, the answers still differ.
+    const fixed = parse('{ bookings(first: 10) { edges { node { id agent { name } } } } prices @include(if: true) { slug } }');
+    const operation = getOperationAST(fixed)!;
+    const edge = { node: { id: '1', agent: { name: 'a' } } };
+    expect(actualCost(schema, fixed, operation, undefined, { bookings: { edges: [edge, edge, edge] }, prices: [] })).toBe(1 + 3 * 3);
+    expect(actualCost(schema, fixed, operation, undefined, { bookings: { edges: [edge] }, prices: [{ slug: 'a' }] })).toBe(1 + 3 + 2);
+    // Which fields count depends on the variables: the same document, sent with other values.
+    const varying = parse('query ($with: Boolean!) { prices @include(if: $with) { slug } slots { startsAt } }');
+    const data = { prices: [{ slug: 'a' }, { slug: 'b' }], slots: [] };
+    expect(actualCost(schema, varying, getOperationAST(varying)!, { with: true }, data)).toBe(4);
+    expect(actualCost(schema, varying, getOperationAST(varying)!, { with: false }, data)).toBe(0);
+    expect(actualCost(schema, varying, getOperationAST(varying)!, { with: true }, data)).toBe(4);
+  });
 });
 
 describe('the gateway schema', () => {

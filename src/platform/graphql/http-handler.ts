@@ -1,4 +1,4 @@
-import { HeaderMap, type ApolloServer, type BaseContext, type HTTPGraphQLRequest } from '@apollo/server';
+import { HeaderMap, type ApolloServer, type BaseContext, type HTTPGraphQLRequest, type HTTPGraphQLResponse } from '@apollo/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import type { Actor } from '../auth/actor.js';
@@ -7,6 +7,8 @@ import type { Logger } from '../logger.js';
 import { formatGraphQLError } from './errors.js';
 import { GraphQLError } from 'graphql';
 import { acceptsOnlyLegacyJson } from './request-error-status.js';
+import type { HttpFastPath } from './http-fast-path.js';
+import type { CostPayer } from './operation-costs.js';
 import type { TrustedDocuments } from './trusted-documents.js';
 
 /** Who must send trusted documents: the actor kinds (`anonymous`, and the kinds modules add) refused any other. */
@@ -15,10 +17,12 @@ export interface TrustedDocumentsPolicy {
   readonly requiredFor: ReadonlySet<Actor['kind']>;
 }
 
-export interface GraphQLHttpHandlerOptions<Context extends BaseContext> {
+export interface GraphQLHttpHandlerOptions<Context extends BaseContext & CostPayer> {
   trusted: TrustedDocumentsPolicy;
   context: (request: FastifyRequest) => Promise<Context>;
   log: Logger;
+  /** Answers the common request without Apollo's pipeline (http-fast-path.ts); without it, Apollo answers all. */
+  fastPath?: HttpFastPath<Context>;
 }
 
 const GRAPHQL_RESPONSE_JSON = 'application/graphql-response+json; charset=utf-8';
@@ -39,7 +43,7 @@ interface DocumentReference {
  * names may send only trusted documents: a document id, the hash of one (automatic persisted queries),
  * or the text of one; anything else is refused before it is parsed.
  */
-export function graphqlHttpHandler<Context extends BaseContext>(apollo: ApolloServer<Context>, options: GraphQLHttpHandlerOptions<Context>) {
+export function graphqlHttpHandler<Context extends BaseContext & CostPayer>(apollo: ApolloServer<Context>, options: GraphQLHttpHandlerOptions<Context>) {
   const { documents, requiredFor } = options.trusted;
   return async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const search = new URL(request.url, 'http://localhost').search;
@@ -66,7 +70,29 @@ export function graphqlHttpHandler<Context extends BaseContext>(apollo: ApolloSe
       );
     }
 
-    const response = await apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest, context: () => options.context(request) });
+    const { fastPath } = options;
+    const viaApollo = async (context: () => Promise<Context>): Promise<HTTPGraphQLResponse> => {
+      const answer = await apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest, context });
+      if (fastPath) {
+        fastPath.answeredByApollo();
+        if (answer.body.kind === 'complete') fastPath.learnMediaType(httpGraphQLRequest.headers.get('accept'), answer.status, answer.headers.get('content-type'));
+      }
+      return answer;
+    };
+    const plan = fastPath?.plan(httpGraphQLRequest);
+    let response: HTTPGraphQLResponse;
+    if (fastPath && plan) {
+      let context: Context | undefined;
+      try {
+        context = await options.context(request);
+      } catch {
+        // Apollo makes the context again and answers its failure its way.
+      }
+      const made = context;
+      response = made ? await fastPath.answer(httpGraphQLRequest, plan, made, () => viaApollo(async () => made)) : await viaApollo(() => options.context(request));
+    } else {
+      response = await viaApollo(() => options.context(request));
+    }
     for (const [name, value] of response.headers) void reply.header(name, value);
     void reply.code(response.status ?? 200);
     if (response.body.kind === 'complete') return response.body.string;

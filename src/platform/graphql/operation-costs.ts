@@ -5,6 +5,7 @@ import type { PresentedCredential } from '../auth/credentials.js';
 import { addressKey } from '../http/client-address.js';
 import { CostRefusal, type Admission, type CostBudget, type CostReport } from './cost-budget.js';
 import { actualCost, estimateCost } from './operation-cost.js';
+import { handedOverWith } from './handed-over.js';
 
 /** Who pays for an operation: what the platform context knows of its caller. */
 export interface CostPayer {
@@ -84,8 +85,11 @@ export class OperationCosts {
     const listener: GraphQLRequestListener<Context> = {
       didResolveOperation: async ({ request, contextValue, document, operation }) => {
         if (!operation) return;
+        // Charged (or refused) already by GraphQL over HTTP's direct path, which handed the request over.
+        const prior = handedOverWith(contextValue);
         try {
-          charges.set(request, await this.admit(contextValue, document, operation, request.variables));
+          if (prior?.notAdmitted) throw prior.notAdmitted.error;
+          charges.set(request, prior?.charge ?? (await this.admit(contextValue, document, operation, request.variables)));
         } catch (error) {
           if (!(error instanceof CostRefusal)) throw error;
           refusals.set(request, error);
@@ -106,14 +110,15 @@ export class OperationCosts {
 }
 
 async function payerKey(payer: CostPayer): Promise<string> {
-  const byAddress = `address:${addressKey(payer.ip)}`;
+  // The address is parsed only for a caller charged by it: a token's holder is charged by its credential.
+  const byAddress = () => `address:${addressKey(payer.ip)}`;
   let actor: Actor;
   try {
     actor = await payer.actor();
   } catch {
     // The caller could not be looked up (the database failing): charged to its address, and the
     // failure is reported where the operation needs the caller, as before costs were counted.
-    return byAddress;
+    return byAddress();
   }
-  return actor.kind !== 'anonymous' && payer.credential.kind === 'token' ? `credential:${payer.credential.token}` : byAddress;
+  return actor.kind !== 'anonymous' && payer.credential.kind === 'token' ? `credential:${payer.credential.token}` : byAddress();
 }

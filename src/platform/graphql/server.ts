@@ -1,5 +1,5 @@
-import { ApolloServer, type ApolloServerOptionsWithGateway, type BaseContext } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServer, type ApolloServerOptionsWithGateway, type ApolloServerPlugin, type BaseContext } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
@@ -30,6 +30,8 @@ import { registerGraphQLOverSse, type ResumableSubscription } from './sse.js';
 import { subscribeSharingExecution, type PushTarget } from './shared-execution.js';
 import { sharedPayloadReplacer } from './shared-payloads.js';
 import { ValidatedDocuments } from './validated-documents.js';
+import { executedAlready } from './handed-over.js';
+import { HttpFastPath } from './http-fast-path.js';
 import { platformContextOf } from './http-context.js';
 
 /** What every resolver can rely on; modules extend it with their loaders. */
@@ -62,6 +64,8 @@ export interface GraphQLServerOptions<Context extends PlatformContext> {
   metrics: Metrics;
   /** The request of an operation on which graphql-jit compiles it (GRAPHQL_JIT: 2 by default); 0: never. */
   compileOperationsAfter: number;
+  /** Whether a POSTed query whose text is known is answered without Apollo's pipeline (http-fast-path.ts; GRAPHQL_HTTP_DIRECT). */
+  directHttpAnswers: boolean;
   /** The callers' GraphQL cost budgets (GRAPHQL_COST_PER_MIN; 0: not enforced), kept in PostgreSQL and charged in the process. */
   costBudget: CostBudget;
   /** Subscriptions whose events GraphQL over SSE resumes from `Last-Event-ID` (the modules name them). */
@@ -111,7 +115,9 @@ function compiledExecution(schema: GraphQLSchema, operations: CompiledOperations
       return () => undefined;
     },
     load: async () => ({
+      // A request GraphQL over HTTP's direct path handed over having run it already: its result, not a second run.
       executor: async (requestContext) =>
+        executedAlready(requestContext.context) ??
         operations.execute({
           documentKey: requestContext.queryHash,
           document: requestContext.document,
@@ -176,6 +182,34 @@ export async function registerGraphQL<Context extends PlatformContext>(
   }
   log.info({ trusted: options.trustedDocuments.documents.size, validated: validated.size, onlyFor: [...options.trustedDocuments.requiredFor] }, 'trusted GraphQL documents loaded');
   const validatedTexts = new ValidatedDocuments(options.schema, rules, validationOptions);
+  // Every plugin with request hooks, in Apollo's order: Apollo runs them, and so does the direct path.
+  // Apollo's cache-control plugin reads hints in graphql-js's per-field hooks, which compiled operations
+  // never call: cachePolicyPlugin reads the same `@cacheControl` hints from the document instead.
+  const requestPlugins = [
+    storableVariablesPlugin<Context>(),
+    capErrorsPlugin<Context>(),
+    cachePolicyPlugin<Context>(options.schema),
+    costs.plugin<Context>(),
+    requestErrorStatusPlugin<Context>(),
+    new OperationMetrics(options.metrics).plugin<Context>(),
+    consistencyTokenPlugin<Context>(),
+  ];
+  const answers = options.metrics.counter(
+    'gateway_graphql_http_answers_total',
+    'GraphQL operations over HTTP by who answered them: the direct path (a known query text: the same plugins, cost and executor without Apollo Server\'s pipeline) or Apollo Server',
+    ['by'],
+  );
+  const fastPath = new HttpFastPath<Context>({
+    schema: options.schema,
+    plugins: requestPlugins,
+    costs,
+    operations,
+    answers: { direct: answers.series({ by: 'direct' }), apollo: answers.series({ by: 'apollo' }) },
+  });
+  for (const trusted of options.trustedDocuments.documents) {
+    const document = validated.get(trusted.hash);
+    if (document) fastPath.trust(trusted.text, document, trusted.hash);
+  }
   const apollo = new ApolloServer<Context>({
     // Apollo parses, validates (armor's rules included) and runs every plugin as before; only execution is ours.
     gateway: compiledExecution(options.schema, operations),
@@ -197,22 +231,22 @@ export async function registerGraphQL<Context extends PlatformContext>(
     documentStore: documentStoreWith(validated),
     persistedQueries: { cache: persistedQueryStoreWith(options.trustedDocuments.documents) },
     formatError: (formatted, error) => formatGraphQLError(formatted, error, log),
-    // Apollo's cache-control plugin reads hints in graphql-js's per-field hooks, which compiled operations
-    // never call: cachePolicyPlugin reads the same `@cacheControl` hints from the document instead.
     plugins: [
       fastifyApolloDrainPlugin(app),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(),
-      storableVariablesPlugin<Context>(),
-      capErrorsPlugin<Context>(),
-      cachePolicyPlugin<Context>(options.schema),
-      costs.plugin<Context>(),
-      requestErrorStatusPlugin<Context>(),
-      new OperationMetrics(options.metrics).plugin<Context>(),
-      consistencyTokenPlugin<Context>(),
+      // Apollo installs inline tracing (federated subgraphs' `ftv1`) unless told not to; this schema is no subgraph.
+      ApolloServerPluginInlineTraceDisabled(),
+      ...requestPlugins,
+      fastPath.learning,
     ],
   });
   await apollo.start();
+  // The direct path runs requestPlugins only: any other plugin with request hooks (Apollo installs some
+  // of its own with some settings, e.g. usage reporting with APOLLO_KEY) leaves every request to Apollo.
+  const installed = (apollo as unknown as { internals?: { plugins?: readonly ApolloServerPlugin<Context>[] } }).internals?.plugins;
+  const direct = options.directHttpAnswers && installed !== undefined && installed.every((plugin) => !plugin.requestDidStart || requestPlugins.includes(plugin) || plugin === fastPath.learning);
+  if (options.directHttpAnswers && !direct) log.warn('GraphQL over HTTP: every request through Apollo Server (a plugin the direct path does not run is installed)');
 
   app.route({
     method: ['GET', 'POST', 'OPTIONS'],
@@ -223,6 +257,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
       trusted: options.trustedDocuments,
       log,
       context: async (request) => options.buildContext(platformContextOf(request)),
+      ...(direct ? { fastPath } : {}),
     }),
   });
 
