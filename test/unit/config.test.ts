@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
 import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../../src/config.js';
 
 describe('loadConfig', () => {
@@ -169,3 +170,13 @@ describe('loadConfig', () => {
     expect(message).not.toMatch(/Invalid (input|option)|expected|Too (small|big)/);
   });
 });
+
+describe('docs/configuration.md', () => {
+  const documented = new Set([...readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8').matchAll(/^\| `([A-Z][A-Z0-9_]+)` \|/gm)].map((match) => match[1]));
+
+  it('has a row for every variable the server reads, and none for one it does not', () => {
+    expect([...CONFIG_VARIABLES].filter((variable) => !documented.has(variable))).toEqual([]);
+    expect([...documented].filter((variable) => !(CONFIG_VARIABLES as readonly string[]).includes(variable!))).toEqual([]);
+  });
+});
+
