@@ -1925,31 +1925,32 @@ AS $function$
            )
            select range_agg(
                     case when local.offset_before = local.offset_after
-                         then tstzmultirange(tstzrange(timezone('UTC', local.starts - local.offset_before), timezone('UTC', local.ends - local.offset_before), '[)'))
-                         else tstzmultirange(tstzrange(timezone('UTC', local.starts - local.offset_before), timezone('UTC', local.ends - local.offset_before), '[)')
-                                             * tstzrange(null, local.change, '[)'))
-                            + tstzmultirange(tstzrange(timezone('UTC', local.starts - local.offset_after), timezone('UTC', local.ends - local.offset_after), '[)')
-                                             * tstzrange(local.change, null, '[)')) end)
+                         then tstzmultirange(tstzrange(local.starts - local.offset_before, local.ends - local.offset_before, '[)'))
+                         else tstzmultirange(tstzrange(local.starts - local.offset_before, local.ends - local.offset_before, '[)') * tstzrange(null, local.change, '[)'))
+                            + tstzmultirange(tstzrange(local.starts - local.offset_after, local.ends - local.offset_after, '[)') * tstzrange(local.change, null, '[)')) end)
              from (
-               select d.day, weekly.minutes
-                 from generate_series(zone.first_day::timestamp, zone.last_day::timestamp, interval '1 day') as d(day)
-                 join weekly on weekly.isodow = extract(isodow from d.day)::int
-                where not exists (select 1 from availability_overrides o where o.agent_id = rules.agent_id and o.on_date = d.day::date)
+               -- n: the day's place in the window (0 for the first).
+               select d.n, weekly.minutes
+                 from generate_series(0, zone.last_day - zone.first_day) as d(n)
+                 join weekly on weekly.isodow = extract(isodow from zone.first_day + d.n)::int
+                where not exists (select 1 from availability_overrides o where o.agent_id = rules.agent_id and o.on_date = zone.first_day + d.n)
                union all
-               select o.on_date::timestamp, h.minutes
+               select o.on_date - zone.first_day, h.minutes
                  from availability_overrides o
                 cross join lateral unnest(o.hours) as h(minutes)
                 where o.agent_id = rules.agent_id and o.on_date between zone.first_day and zone.last_day
              ) day_hours
             cross join lateral (
-              -- The offsets at the midnights beginning the day before and ending the day after, and (only read when
-              -- they differ) the change between them.
-              select day_hours.day + make_interval(mins => lower(day_hours.minutes)) as starts,
-                     day_hours.day + make_interval(mins => upper(day_hours.minutes)) as ends,
-                     zone.offsets[day_hours.day::date - zone.first_day + 1] as offset_before,
-                     zone.offsets[day_hours.day::date - zone.first_day + 4] as offset_after,
+              -- The interval's wall-clock times read as UTC instants (plain arithmetic from the first midnight's: a day
+              -- is 24 hours there), the offsets at the midnights beginning the day before and ending the day after,
+              -- and (only read when they differ) the change between them.
+              select zone.first_midnight + make_interval(hours => 24 * day_hours.n, mins => lower(day_hours.minutes)) as starts,
+                     zone.first_midnight + make_interval(hours => 24 * day_hours.n, mins => upper(day_hours.minutes)) as ends,
+                     zone.offsets[day_hours.n + 1] as offset_before,
+                     zone.offsets[day_hours.n + 4] as offset_after,
                      (select c from unnest(zone.changes) as c
-                       where c > timezone('UTC', day_hours.day - interval '1 day') and c <= timezone('UTC', day_hours.day + interval '2 days')
+                       where c > zone.first_midnight + make_interval(hours => 24 * (day_hours.n - 1))
+                         and c <= zone.first_midnight + make_interval(hours => 24 * (day_hours.n + 2))
                        limit 1) as change
             ) local
          ), '{}'::tstzmultirange) * tstzmultirange(tstzrange(p_from, p_to, '[)')) as ranges
@@ -1958,7 +1959,7 @@ AS $function$
      -- The window's local dates; the zone's offset at each local midnight from the day before the first to the one
      -- after the day after the last (local midnights read as UTC instants, as the offsets above compare them); the
      -- instants of the changes between them.
-     select window_days.first_day, window_days.last_day, midnight.offsets,
+     select window_days.first_day, window_days.last_day, timezone('UTC', window_days.first_day::timestamp) as first_midnight, midnight.offsets,
             array(select zone_offset_change(rules.time_zone, timezone('UTC', k.at), timezone('UTC', k.at + interval '1 day'))
                     from generate_series(window_days.first_day::timestamp - interval '1 day', window_days.last_day::timestamp + interval '1 day', interval '1 day')
                          with ordinality as k(at, n)
