@@ -8,6 +8,13 @@ create extension btree_gist;
 
 -- Tables
 
+create table agent_day_slots (
+  agent_id uuid not null,
+  on_date date not null,
+  booked integer default 0 not null,
+  held integer default 0 not null
+);
+
 create table agent_families (
   root_id uuid not null,
   members integer not null
@@ -287,6 +294,12 @@ create table webhooks (
 );
 
 -- Constraints
+
+alter table agent_day_slots add constraint agent_day_slots_agent_id_foreign FOREIGN KEY (agent_id) REFERENCES availability_rules(agent_id) ON DELETE CASCADE;
+
+alter table agent_day_slots add constraint agent_day_slots_counts_check CHECK (((booked >= 0) AND (held >= 0)));
+
+alter table agent_day_slots add constraint agent_day_slots_pkey PRIMARY KEY (agent_id, on_date);
 
 alter table agent_families add constraint agent_families_members_check CHECK ((members >= 1));
 
@@ -685,18 +698,9 @@ CREATE OR REPLACE FUNCTION public.agent_working_ranges(p_rules availability_rule
  RETURNS tstzmultirange
  LANGUAGE sql
  STABLE
+ SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
-  select coalesce(range_agg(local.ranges), '{}'::tstzmultirange) * tstzmultirange(tstzrange(p_from, p_to, '[)'))
-    from generate_series((p_from at time zone p_rules.time_zone)::date::timestamp,
-                         (p_to at time zone p_rules.time_zone)::date::timestamp, interval '1 day') as d(day)
-   cross join lateral (
-     select coalesce((select o.hours from availability_overrides o where o.agent_id = p_rules.agent_id and o.on_date = d.day::date),
-                     p_rules.weekly_hours[extract(isodow from d.day)::int],
-                     '{[0,1440)}'::int4multirange) as hours
-   ) day_hours
-   cross join lateral unnest(day_hours.hours) as h(minutes)
-   cross join lateral local_time_range(p_rules.time_zone, d.day + make_interval(mins => lower(h.minutes)),
-                                       d.day + make_interval(mins => upper(h.minutes))) as local(ranges);
+  select w.ranges from working_ranges_of(array[p_rules], p_from, p_to) as w;
 $function$
 ;
 
@@ -1038,11 +1042,16 @@ $function$
 
 CREATE OR REPLACE FUNCTION public.booking_refusal(p_caller uuid, p_agent uuid, p_slots tstzrange[], p_at timestamp with time zone, p_ignore uuid)
  RETURNS jsonb
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE
 AS $function$
-  select slot_refusals(p_caller, p_agent, p_slots, p_at, p_ignore, 1) -> 0
-   where exists (select 1 from availability_rules r where r.agent_id = p_agent);
+declare
+  r availability_rules;
+begin
+  select * into r from availability_rules where agent_id = p_agent;
+  if r.agent_id is null or slot_admitted(p_caller, r, p_slots, p_at, p_ignore) then return null; end if;
+  return slot_refusals(p_caller, p_agent, p_slots, p_at, p_ignore, 1) -> 0;
+end
 $function$
 ;
 
@@ -1149,6 +1158,52 @@ CREATE OR REPLACE FUNCTION public.configured_limit(p_setting text, p_default int
  STABLE
 AS $function$
   select coalesce(nullif(current_setting(p_setting, true), '')::int, p_default)
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.count_day_slots()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_zone text;
+begin
+  if tg_op <> 'INSERT' then
+    select r.time_zone into v_zone from availability_rules r where r.agent_id = old.agent_id;
+    if v_zone is not null then
+      update agent_day_slots
+         set booked = booked - (old.hold_id is null)::int, held = held - (old.hold_id is not null)::int
+       where agent_id = old.agent_id and on_date = (old.starts_at at time zone v_zone)::date;
+    end if;
+  end if;
+  if tg_op <> 'DELETE' then
+    select r.time_zone into v_zone from availability_rules r where r.agent_id = new.agent_id;
+    if v_zone is not null then
+      insert into agent_day_slots as c (agent_id, on_date, booked, held)
+      values (new.agent_id, (new.starts_at at time zone v_zone)::date, (new.hold_id is null)::int, (new.hold_id is not null)::int)
+      on conflict (agent_id, on_date) do update set booked = c.booked + excluded.booked, held = c.held + excluded.held;
+    end if;
+  end if;
+  return null;
+end;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.count_day_slots_afresh()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform 1 from agents where id = new.agent_id for no key update;
+  delete from agent_day_slots where agent_id = new.agent_id;
+  insert into agent_day_slots (agent_id, on_date, booked, held)
+  select s.agent_id, (s.starts_at at time zone new.time_zone)::date,
+         count(*) filter (where s.hold_id is null), count(*) filter (where s.hold_id is not null)
+    from booking_slots s
+   where s.agent_id = new.agent_id
+   group by 1, 2;
+  return null;
+end;
 $function$
 ;
 
@@ -1426,34 +1481,6 @@ AS $function$
 $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.local_time_range(p_zone text, p_from timestamp without time zone, p_to timestamp without time zone)
- RETURNS tstzmultirange
- LANGUAGE plpgsql
- STABLE
-AS $function$
-declare
-  v_low bigint := extract(epoch from (p_from - interval '1 day'))::bigint;
-  v_high bigint := extract(epoch from (p_to + interval '1 day'))::bigint;
-  v_before interval := timezone(p_zone, to_timestamp(v_low)) - timezone('UTC', to_timestamp(v_low));
-  v_after interval := timezone(p_zone, to_timestamp(v_high)) - timezone('UTC', to_timestamp(v_high));
-  v_middle bigint;
-  v_change timestamptz;
-begin
-  if p_to <= p_from then return '{}'::tstzmultirange; end if;
-  if v_before = v_after then
-    return tstzmultirange(tstzrange(timezone('UTC', p_from - v_before), timezone('UTC', p_to - v_before), '[)'));
-  end if;
-  while v_high - v_low > 1 loop
-    v_middle := (v_low + v_high) / 2;
-    if timezone(p_zone, to_timestamp(v_middle)) - timezone('UTC', to_timestamp(v_middle)) = v_before then v_low := v_middle; else v_high := v_middle; end if;
-  end loop;
-  v_change := to_timestamp(v_high);
-  return tstzmultirange(tstzrange(timezone('UTC', p_from - v_before), timezone('UTC', p_to - v_before), '[)') * tstzrange(null, v_change, '[)'))
-       + tstzmultirange(tstzrange(timezone('UTC', p_from - v_after), timezone('UTC', p_to - v_after), '[)') * tstzrange(v_change, null, '[)'));
-end
-$function$
-;
-
 CREATE OR REPLACE FUNCTION public.proposals_pending_per_target_limit()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -1673,6 +1700,70 @@ end
 $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.slot_admitted(p_caller uuid, p_rules availability_rules, p_slots tstzrange[], p_at timestamp with time zone, p_ignore uuid)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ STABLE
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $function$
+declare
+  v_slot tstzrange;
+  v_day date;
+  v_local_start timestamp;
+  v_local_end timestamp;
+  v_hours int4multirange;
+  v_period_end timestamptz;
+  v_counted bigint;
+begin
+  if cardinality(p_slots) <> 1 then return false; end if;
+  v_slot := p_slots[1];
+  if exists (select 1 from booking_slots s
+              where s.agent_id = p_rules.agent_id
+                and tstzrange(s.blocked_from, s.blocked_until, '[)')
+                    && tstzrange(lower(v_slot) - make_interval(mins => p_rules.buffer_before_minutes),
+                                 upper(v_slot) + make_interval(mins => p_rules.buffer_after_minutes), '[)')) then
+    return false;
+  end if;
+  if p_caller = p_rules.agent_id and not p_rules.enforce_on_own_bookings then return true; end if;
+  if lower(v_slot) < p_at + make_interval(mins => p_rules.minimum_notice_minutes)
+     or lower(v_slot) > p_at + make_interval(days => p_rules.maximum_advance_days) then
+    return false;
+  end if;
+  v_local_start := lower(v_slot) at time zone p_rules.time_zone;
+  v_local_end := upper(v_slot) at time zone p_rules.time_zone;
+  v_day := v_local_start::date;
+  if v_local_end <= (v_day + 1)::timestamp
+     and timezone(p_rules.time_zone, timezone('UTC', (v_day - 1)::timestamp)) - (v_day - 1)::timestamp
+         = timezone(p_rules.time_zone, timezone('UTC', (v_day + 2)::timestamp)) - (v_day + 2)::timestamp then
+    -- Inside one local day with no change of offset from the day before to the day after: working_ranges_of reads
+    -- that day's intervals with one offset, so the slot is working time when its wall-clock minutes lie in one of them.
+    select o.hours into v_hours from availability_overrides o where o.agent_id = p_rules.agent_id and o.on_date = v_day;
+    if not found then v_hours := coalesce(p_rules.weekly_hours[extract(isodow from v_day)::int], '{[0,1440)}'::int4multirange); end if;
+    if not v_hours @> int4range(floor(extract(epoch from v_local_start - v_day) / 60)::int, ceil(extract(epoch from v_local_end - v_day) / 60)::int) then
+      return false;
+    end if;
+  elsif not agent_working_ranges(p_rules, lower(v_slot), upper(v_slot)) @> v_slot then
+    return false;
+  end if;
+  if p_rules.daily_limit is not null then
+    v_period_end := (v_day + 1)::timestamp at time zone p_rules.time_zone;
+    if ((v_period_end - interval '1 second') at time zone p_rules.time_zone)::date <> v_day then return false; end if;
+    select coalesce(sum(c.booked + c.held), 0) into v_counted from agent_day_slots c where c.agent_id = p_rules.agent_id and c.on_date = v_day;
+    if v_counted + 1 > p_rules.daily_limit then return false; end if;
+  end if;
+  if p_rules.weekly_limit is not null then
+    v_day := date_trunc('week', v_day)::date;
+    v_period_end := (v_day + 7)::timestamp at time zone p_rules.time_zone;
+    if ((v_period_end - interval '1 second') at time zone p_rules.time_zone)::date <> v_day + 6 then return false; end if;
+    select coalesce(sum(c.booked + c.held), 0) into v_counted from agent_day_slots c
+     where c.agent_id = p_rules.agent_id and c.on_date between v_day and v_day + 6;
+    if v_counted + 1 > p_rules.weekly_limit then return false; end if;
+  end if;
+  return true;
+end
+$function$
+;
+
 CREATE OR REPLACE FUNCTION public.slot_is_live(p_hold uuid, p_at timestamp with time zone)
  RETURNS boolean
  LANGUAGE sql
@@ -1687,6 +1778,7 @@ CREATE OR REPLACE FUNCTION public.slot_refusals(p_caller uuid, p_agent uuid, p_s
  RETURNS jsonb
  LANGUAGE plpgsql
  STABLE
+ SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
 declare
   r availability_rules;
@@ -1819,6 +1911,92 @@ end;
 $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.working_ranges_of(p_rules availability_rules[], p_from timestamp with time zone, p_to timestamp with time zone)
+ RETURNS TABLE(agent_id uuid, ranges tstzmultirange)
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select rules.agent_id,
+         coalesce((
+           with weekly as materialized (
+             select w.isodow::int as isodow, h.minutes
+               from unnest(coalesce(rules.weekly_hours, array_fill('{[0,1440)}'::int4multirange, array[7]))) with ordinality as w(hours, isodow)
+              cross join lateral unnest(coalesce(w.hours, '{[0,1440)}'::int4multirange)) as h(minutes)
+           )
+           select range_agg(
+                    case when local.offset_before = local.offset_after
+                         then tstzmultirange(tstzrange(local.starts - local.offset_before, local.ends - local.offset_before, '[)'))
+                         else tstzmultirange(tstzrange(local.starts - local.offset_before, local.ends - local.offset_before, '[)') * tstzrange(null, local.change, '[)'))
+                            + tstzmultirange(tstzrange(local.starts - local.offset_after, local.ends - local.offset_after, '[)') * tstzrange(local.change, null, '[)')) end)
+             from (
+               -- n: the day's place in the window (0 for the first).
+               select d.n, weekly.minutes
+                 from generate_series(0, zone.last_day - zone.first_day) as d(n)
+                 join weekly on weekly.isodow = extract(isodow from zone.first_day + d.n)::int
+                where not exists (select 1 from availability_overrides o where o.agent_id = rules.agent_id and o.on_date = zone.first_day + d.n)
+               union all
+               select o.on_date - zone.first_day, h.minutes
+                 from availability_overrides o
+                cross join lateral unnest(o.hours) as h(minutes)
+                where o.agent_id = rules.agent_id and o.on_date between zone.first_day and zone.last_day
+             ) day_hours
+            cross join lateral (
+              -- The interval's wall-clock times read as UTC instants (plain arithmetic from the first midnight's: a day
+              -- is 24 hours there), the offsets at the midnights beginning the day before and ending the day after,
+              -- and (only read when they differ) the change between them.
+              select zone.first_midnight + make_interval(hours => 24 * day_hours.n, mins => lower(day_hours.minutes)) as starts,
+                     zone.first_midnight + make_interval(hours => 24 * day_hours.n, mins => upper(day_hours.minutes)) as ends,
+                     zone.offsets[day_hours.n + 1] as offset_before,
+                     zone.offsets[day_hours.n + 4] as offset_after,
+                     (select c from unnest(zone.changes) as c
+                       where c > zone.first_midnight + make_interval(hours => 24 * (day_hours.n - 1))
+                         and c <= zone.first_midnight + make_interval(hours => 24 * (day_hours.n + 2))
+                       limit 1) as change
+            ) local
+         ), '{}'::tstzmultirange) * tstzmultirange(tstzrange(p_from, p_to, '[)')) as ranges
+    from unnest(p_rules) as rules
+   cross join lateral (
+     -- The window's local dates; the zone's offset at each local midnight from the day before the first to the one
+     -- after the day after the last (local midnights read as UTC instants, as the offsets above compare them); the
+     -- instants of the changes between them.
+     select window_days.first_day, window_days.last_day, timezone('UTC', window_days.first_day::timestamp) as first_midnight, midnight.offsets,
+            array(select zone_offset_change(rules.time_zone, timezone('UTC', k.at), timezone('UTC', k.at + interval '1 day'))
+                    from generate_series(window_days.first_day::timestamp - interval '1 day', window_days.last_day::timestamp + interval '1 day', interval '1 day')
+                         with ordinality as k(at, n)
+                   where midnight.offsets[k.n] <> midnight.offsets[k.n + 1]) as changes
+       from (select (p_from at time zone rules.time_zone)::date as first_day, (p_to at time zone rules.time_zone)::date as last_day) window_days
+      cross join lateral (
+        select array(select timezone(rules.time_zone, timezone('UTC', m.at)) - m.at
+                       from generate_series(window_days.first_day::timestamp - interval '1 day', window_days.last_day::timestamp + interval '2 days',
+                                            interval '1 day') as m(at)) as offsets
+         offset 0
+      ) midnight
+      offset 0
+   ) zone;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.zone_offset_change(p_zone text, p_from timestamp with time zone, p_to timestamp with time zone)
+ RETURNS timestamp with time zone
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+declare
+  v_low bigint := extract(epoch from p_from)::bigint;
+  v_high bigint := extract(epoch from p_to)::bigint;
+  v_before interval := timezone(p_zone, to_timestamp(v_low)) - timezone('UTC', to_timestamp(v_low));
+  v_middle bigint;
+begin
+  if timezone(p_zone, to_timestamp(v_high)) - timezone('UTC', to_timestamp(v_high)) = v_before then return null; end if;
+  while v_high - v_low > 1 loop
+    v_middle := (v_low + v_high) / 2;
+    if timezone(p_zone, to_timestamp(v_middle)) - timezone('UTC', to_timestamp(v_middle)) = v_before then v_low := v_middle; else v_high := v_middle; end if;
+  end loop;
+  return to_timestamp(v_high);
+end
+$function$
+;
+
 -- Triggers
 
 CREATE TRIGGER agents_credential_changed AFTER DELETE OR UPDATE ON public.agents FOR EACH ROW EXECUTE FUNCTION agent_credential_changed();
@@ -1826,6 +2004,14 @@ CREATE TRIGGER agents_credential_changed AFTER DELETE OR UPDATE ON public.agents
 CREATE TRIGGER agents_family_limit AFTER INSERT ON public.agents REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION agents_family_limit();
 
 CREATE TRIGGER agents_family_root BEFORE INSERT ON public.agents FOR EACH ROW EXECUTE FUNCTION agent_family_root();
+
+CREATE TRIGGER availability_rules_count_days AFTER INSERT ON public.availability_rules FOR EACH ROW EXECUTE FUNCTION count_day_slots_afresh();
+
+CREATE TRIGGER availability_rules_count_days_changes AFTER UPDATE OF time_zone ON public.availability_rules FOR EACH ROW WHEN ((old.time_zone IS DISTINCT FROM new.time_zone)) EXECUTE FUNCTION count_day_slots_afresh();
+
+CREATE TRIGGER booking_slots_count_days AFTER INSERT OR DELETE ON public.booking_slots FOR EACH ROW EXECUTE FUNCTION count_day_slots();
+
+CREATE TRIGGER booking_slots_count_days_changes AFTER UPDATE OF agent_id, starts_at, hold_id ON public.booking_slots FOR EACH ROW WHEN (((old.agent_id IS DISTINCT FROM new.agent_id) OR (old.starts_at IS DISTINCT FROM new.starts_at) OR ((old.hold_id IS NULL) <> (new.hold_id IS NULL)))) EXECUTE FUNCTION count_day_slots();
 
 CREATE TRIGGER bookings_count_live AFTER INSERT OR DELETE ON public.bookings FOR EACH ROW EXECUTE FUNCTION count_live_bookings();
 

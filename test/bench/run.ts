@@ -44,6 +44,17 @@
  *       group commit shares a flush between requests), with commits, WAL flushes and waits, and the statements
  *       PostgreSQL ran for them (pg_stat_statements: round trips, NOTIFYs, WAL per statement); first, what the
  *       servers' background costs with no requests
+ *   S12 S1 for agents with availability rules (gateway only; against the gateway's S1 of the same round): working
+ *       hours every day 00:00–24:00 in Europe/Berlin, buffers of 5 minutes before and after, a daily limit of 1,000
+ *       (never reached) and enforceOnOwnBookings, so every create evaluates them; a fresh 1-minute slot every
+ *       15 minutes (the buffers keep consecutive minutes apart), agents round-robin (all 201); their calendars
+ *       hold what S1's agents' hold (200 bookings through 2030). The rules' cost on the write path (issue 27's
+ *       target: within 15 %)
+ *   S13 S8 for ten agents with rules (gateway only; against the gateway's S8 of the same round): working hours
+ *       Monday–Friday 07:00–12:00 and 13:00–20:00 and Saturday 09:00–13:00 in Europe/Berlin, a buffer of 5 minutes
+ *       after each booking, limits of 18 a day and 150 a week, binding every agent (enforceOnOwnBookings); S8's 500
+ *       bookings each, 10 minutes long (with the buffer, each blocks what an S8 booking blocks). The rules' cost on
+ *       availability (issue 27's target: within 20 %)
  *   S11 S2 served from a streaming replica (a second gateway with DATABASE_REPLICA_URLS, the standby made
  *       from the bench's cluster as durable as it) beside S2 from the primary (the gateway); CPU per request
  *       of each gateway, the primary and the standby. Embedded cluster only
@@ -172,7 +183,7 @@ const S7_REQUESTS = SMOKE ? 100 : 500;
 /** Each S7 series stops early after this long (the history agent can be slow). */
 const S7_MAX_SECONDS = SMOKE ? 3 : 8;
 
-const ALL_SCENARIOS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8', 'S9', 'S10', 'S11', 'W'] as const;
+const ALL_SCENARIOS = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8', 'S9', 'S10', 'S11', 'S12', 'S13', 'W'] as const;
 type ScenarioId = (typeof ALL_SCENARIOS)[number];
 /** W is a diagnosis (and loads pg_stat_statements for the whole run): only when named. */
 const DEFAULT_SCENARIOS = ALL_SCENARIOS.filter((scenario) => scenario !== 'W');
@@ -202,6 +213,24 @@ const S8_AGENTS = 10;
 const S8_BOOKINGS_PER_AGENT = 500;
 const S8_FROM = '2160-03-01T00:00:00.000Z';
 const S8_TO = '2160-03-31T00:00:00.000Z';
+
+/** S12: the rules of its agents (an availability_rules row), and its slot pattern: a 1-minute slot every 15 minutes. */
+const S12_RULES = { timeZone: 'Europe/Berlin', weeklyHours: Array<string>(7).fill('{[0,1440)}'), bufferBefore: 5, bufferAfter: 5, dailyLimit: 1000, weeklyLimit: null };
+const S12_STEP_MINUTES = 15;
+/**
+ * S13: the rules of its ten agents (Monday–Friday 07:00–12:00 and 13:00–20:00, Saturday 09:00–13:00), and their
+ * bookings: S8's starts, 10 minutes long, so that with the 5-minute buffer after each one blocks what an S8 booking
+ * blocks (S8's calendars are valid, so these are). Limits of 18 a day (the seed has at most 17) and 150 a week.
+ */
+const S13_RULES = {
+  timeZone: 'Europe/Berlin',
+  weeklyHours: [...Array<string>(5).fill('{[420,720),[780,1200)}'), '{[540,780)}', '{}'],
+  bufferBefore: 0,
+  bufferAfter: 5,
+  dailyLimit: 18,
+  weeklyLimit: 150,
+};
+const S13_BOOKING_MINUTES = 10;
 
 // Years no two timed runs share: the gateway and the reference never book the same calendar minute.
 const s1Year = (round: number, target: TargetName) => 2031 + 2 * round + (target === 'gateway' ? 0 : 1);
@@ -295,6 +324,14 @@ async function alternate<T>(round: number, targets: Target[], work: (target: Tar
   const ordered = round % 2 === 0 ? targets : [...targets].reverse();
   const results = new Map<TargetName, T>();
   for (const target of ordered) results.set(target.name, await work(target));
+  return results;
+}
+
+/** `alternate` for runs that are not one per target (S1 and S12, S8 and S13): in turn, the order reversed every other round. */
+async function inTurn<K, T>(round: number, keys: K[], work: (key: K) => Promise<T>): Promise<Map<K, T>> {
+  const ordered = round % 2 === 0 ? keys : [...keys].reverse();
+  const results = new Map<K, T>();
+  for (const key of ordered) results.set(key, await work(key));
   return results;
 }
 
@@ -420,6 +457,10 @@ interface Seeded {
   history: Agent;
   /** S8: agents whose free/busy anyone may ask for, with S8_BOOKINGS_PER_AGENT bookings in the S8 window. */
   availability: Agent[];
+  /** S12: as many agents as `agents`, with S12_RULES. */
+  ruled: Agent[];
+  /** S13: S8's agents again, with S13_RULES and their bookings widened by its buffers. */
+  ruledAvailability: Agent[];
 }
 
 const newToken = () => `agt_${randomBytes(32).toString('base64url')}`;
@@ -544,13 +585,76 @@ async function seed(db: pg.Pool): Promise<Seeded> {
       ),
     );
   }
+  let ruled: Agent[] = [];
+  if (runs('S12')) {
+    ruled = await insertAgents(db, AGENTS, rootId, 'bench-s12-');
+    await insertRules(db, ruled, S12_RULES);
+    // The calendars S1's agents have, each slot blocking its range widened by the buffers (as booking_insert writes it).
+    work.push(
+      db.query(
+        `with b as (
+           insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at, live_until)
+           select gen_random_uuid(), a.id, s.at, s.at + interval '30 minutes', 'confirmed', null, '[]', now(), s.at + interval '30 minutes'
+             from unnest($1::uuid[]) as a(id)
+            cross join (select $2::timestamptz + i * ($3 * interval '1 hour') as at from generate_series(0, $4 - 1) i) s
+           returning id, agent_id, starts_at, ends_at)
+         insert into booking_slots (booking_id, agent_id, starts_at, ends_at, blocked_from, blocked_until)
+         select id, agent_id, starts_at, ends_at, starts_at - make_interval(mins => $5), ends_at + make_interval(mins => $6) from b`,
+        [ruled.map((agent) => agent.id), SEED_START, SEED_SPACING_HOURS, BOOKINGS_PER_AGENT, S12_RULES.bufferBefore, S12_RULES.bufferAfter],
+      ),
+    );
+  }
+  let ruledAvailability: Agent[] = [];
+  if (runs('S13')) {
+    ruledAvailability = await insertAgents(db, S8_AGENTS, rootId, 'bench-s13-');
+    await db.query(`update agents set free_busy_visibility = 'anyone' where id = any($1::uuid[])`, [ruledAvailability.map((agent) => agent.id)]);
+    await insertRules(db, ruledAvailability, S13_RULES);
+    // As booking_insert writes them: each slot blocks its range widened by the agent's buffers.
+    work.push(
+      db.query(
+        `with b as (
+           insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at, live_until)
+           select gen_random_uuid(), a.id, s.at, s.at + make_interval(mins => $5), 'confirmed', null, '[]', now(), s.at + make_interval(mins => $5)
+             from unnest($1::uuid[]) with ordinality as a(id, n)
+            cross join lateral (
+              select date_bin('5 minutes', $2::timestamptz + i * ($3::timestamptz - $2::timestamptz) / $4
+                                           + (abs(hashtext(a.n || ':' || i)) % 14) * interval '5 minutes', timestamptz '2000-01-01') as at
+                from generate_series(0, $4 - 1) i
+            ) s
+           returning id, agent_id, starts_at, ends_at)
+         insert into booking_slots (booking_id, agent_id, starts_at, ends_at, blocked_from, blocked_until)
+         select id, agent_id, starts_at, ends_at, starts_at - make_interval(mins => $6), ends_at + make_interval(mins => $7) from b`,
+        [ruledAvailability.map((agent) => agent.id), S8_FROM, S8_TO, S8_BOOKINGS_PER_AGENT, S13_BOOKING_MINUTES, S13_RULES.bufferBefore, S13_RULES.bufferAfter],
+      ),
+    );
+  }
   await Promise.all(work);
   // Availability reads slots index-only; autovacuum would mark the freshly written pages all-visible within a minute.
-  if (runs('S8')) await db.query('vacuum booking_slots');
-  await settleSeed(db, 'agents, bookings, booking_slots');
+  if (runs('S8') || runs('S13')) await db.query('vacuum booking_slots');
+  await settleSeed(db, 'agents, bookings, booking_slots, availability_rules');
   const count = await db.query<{ n: string }>('select count(*) as n from bookings where agent_id = any($1::uuid[])', [[...agents, flat, history].map((agent) => agent.id)]);
   note(`seeded ${agents.length + 2} agents and ${count.rows[0]!.n} bookings (+ slots) with SQL in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return { rootId, agents, flat, history, availability };
+  return { rootId, agents, flat, history, availability, ruled, ruledAvailability };
+}
+
+interface BenchRules {
+  timeZone: string;
+  /** Seven int4multiranges as text, Monday first. */
+  weeklyHours: string[];
+  bufferBefore: number;
+  bufferAfter: number;
+  dailyLimit: number | null;
+  weeklyLimit: number | null;
+}
+
+/** Availability rules as PUT /api/agents/{id}/availability-rules stores them, binding the agents' own bookings too. */
+async function insertRules(db: pg.Pool, agents: Agent[], rules: BenchRules): Promise<void> {
+  await db.query(
+    `insert into availability_rules (agent_id, time_zone, weekly_hours, buffer_before_minutes, buffer_after_minutes, minimum_notice_minutes,
+                                     maximum_advance_days, daily_limit, weekly_limit, enforce_on_own_bookings, updated_at)
+     select id, $2, $3::text[]::int4multirange[], $4, $5, 0, null, $6, $7, true, now() from unnest($1::uuid[]) as a(id)`,
+    [agents.map((agent) => agent.id), rules.timeZone, rules.weeklyHours, rules.bufferBefore, rules.bufferAfter, rules.dailyLimit, rules.weeklyLimit],
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -561,18 +665,21 @@ function createRequests(agents: Agent[], year: number) {
   return createRequestsFrom(agents, Date.UTC(year, 0, 1));
 }
 
-/** Every request books the next agent's next minute from `start` (epoch ms), round-robin. */
-function createRequestsFrom(agents: Agent[], start: number) {
+/** Every request books the next agent's next minute from `start` (epoch ms), round-robin; one every `stepMinutes` per agent. */
+function createRequestsFrom(agents: Agent[], start: number, stepMinutes = 1) {
   return (n: number): HttpRequestSpec => {
     const agent = agents[n % agents.length]!;
     return {
       method: 'POST',
       path: '/api/bookings',
       headers: { 'content-type': 'application/json', ...bearer(agent) },
-      body: bookingBody(agent, start + Math.floor(n / agents.length) * MINUTE, 1),
+      body: bookingBody(agent, start + Math.floor(n / agents.length) * stepMinutes * MINUTE, 1),
     };
   };
 }
+
+/** S12: S1's creates for the agents with rules, a minute every S12_STEP_MINUTES (the buffers keep them apart). */
+const ruledCreateRequests = (agents: Agent[], year: number) => createRequestsFrom(agents, Date.UTC(year, 0, 1), S12_STEP_MINUTES);
 
 function checkAllCreated(scenario: string, target: TargetName, run: LoadRun, status = 201): void {
   const created = run.statuses[String(status)] ?? 0;
@@ -1577,6 +1684,13 @@ function loadRow(label: string, s: LoadSummary): (string | number)[] {
   return [label, range(s.rps), s.p50, s.p99, s.non2xx, s.errors, s.cpuMs.server ?? 'n/a', s.cpuMs.database ?? 'n/a', ...dbCells(s.db)];
 }
 
+/** Median (min–max) of the per-round ratios of PostgreSQL's CPU per request, a / b; null where unknown. */
+function ratioOfDatabaseCpu(a: LoadRun[], b: LoadRun[]): Summary | null {
+  const pairs = a.map((run, index) => [run.cpuMs.database, b[index]?.cpuMs.database] as const);
+  if (!pairs.length || pairs.some(([ours, theirs]) => !ours || !theirs)) return null;
+  return ratios(pairs.map(([ours]) => ours!), pairs.map(([, theirs]) => theirs!));
+}
+
 const cpuText = (run: LoadRun) => `CPU per request: server ${run.cpuMs.server ?? '?'} ms, PostgreSQL ${run.cpuMs.database ?? '?'} ms; ${dbText(run.db)}`;
 
 /**
@@ -1745,25 +1859,50 @@ async function runPass(pass: Durability | 'external'): Promise<string> {
   const title = pass === 'external' ? `PostgreSQL from DATABASE_URL (${settings})` : `${pass === 'durable' ? 'durable' : 'CPU only'} (${settings})`;
   note(`gateway ${gateway.base}, reference ${reference.base}, PostgreSQL ${database ? 'embedded' : 'from DATABASE_URL'}: ${settings}`);
   probe = await DbProbe.open(databaseUrl, { settleMs: STATS_SETTLE_MS, sampleMs: WAIT_SAMPLE_MS });
-  const { rootId, agents, flat, history, availability } = await seed(db);
+  const { rootId, agents, flat, history, availability, ruled, ruledAvailability } = await seed(db);
   await checkSameSemantics(targets, agents);
   if (SQL_STATS || runs('W')) await db.query('create extension if not exists pg_stat_statements');
 
-  // ---- S1
+  // ---- S1 (and S12 in the same rounds: its ratio is to the gateway's S1 of its round)
   const s1 = new Map<TargetName, LoadRun[]>([['gateway', []], ['reference', []]]);
-  if (runs('S1') || runs('S5')) {
-    const s1Targets = runs('S1') ? targets : [targets[0]!]; // S5 alone still needs the gateway's S1
+  const s12: LoadRun[] = [];
+  if (runs('S1') || runs('S5') || runs('S12')) {
+    const s1Targets = runs('S1') ? targets : [targets[0]!]; // S5 or S12 alone still needs the gateway's S1
+    const jobs: { target: Target; ruled: boolean }[] = [...s1Targets.map((target) => ({ target, ruled: false })), ...(runs('S12') ? [{ target: gateway, ruled: true }] : [])];
     for (const target of s1Targets) await warmUp(target, createRequests(agents, warmUpYear(target.name)));
+    if (runs('S12')) await warmUp(gateway, ruledCreateRequests(ruled, warmUpYear('gateway')));
     for (let round = 0; round < ROUNDS; round++) {
-      const results = await sqlStatsOf(round === 0 ? 'S1 round 1' : undefined, () =>
-        alternate(round, s1Targets, (target) => load(target, round, createRequests(agents, s1Year(round, target.name)), { settle: true })),
+      const results = await sqlStatsOf(round === 0 ? `S1${runs('S12') ? ' and S12' : ''} round 1` : undefined, () =>
+        inTurn(round, jobs, ({ target, ruled: withRules }) =>
+          load(target, round, withRules ? ruledCreateRequests(ruled, s1Year(round, target.name)) : createRequests(agents, s1Year(round, target.name)), { settle: true }),
+        ),
       );
-      for (const [name, run] of results) {
-        s1.get(name)!.push(run);
-        checkAllCreated('S1', name, run);
-        note(`S1 round ${round + 1} ${name}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${cpuText(run)}, statuses ${JSON.stringify(run.statuses)}`);
+      for (const [{ target, ruled: withRules }, run] of results) {
+        const scenario = withRules ? 'S12' : 'S1';
+        if (withRules) s12.push(run);
+        else s1.get(target.name)!.push(run);
+        checkAllCreated(scenario, target.name, run);
+        note(`${scenario} round ${round + 1} ${target.name}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${cpuText(run)}, statuses ${JSON.stringify(run.statuses)}`);
       }
     }
+  }
+  if (runs('S12')) {
+    // Rounds in the order they ran, as s1's are.
+    s12.sort((a, b) => a.round - b.round);
+    const gw = summariseRuns(s12);
+    const base = summariseRuns(s1.get('gateway')!);
+    const ratio = ratios(s12.map((run) => run.rps), s1.get('gateway')!.map((run) => run.rps));
+    const databaseCpu = ratioOfDatabaseCpu(s12, s1.get('gateway')!);
+    report.S12 = { rules: S12_RULES, stepMinutes: S12_STEP_MINUTES, gateway: gw, gatewayS1: base, ratio, databaseCpuRatio: databaseCpu, runs: s12 };
+    console.log(`\n### S12 POST /api/bookings for ${ruled.length} agents with rules (hours, buffers, daily limit, enforced on their own creates) vs the gateway's S1\n`);
+    console.log(markdownTable(LOAD_HEADER, [loadRow('gateway, agents with rules', gw), loadRow('gateway, S1 (no rules)', base)]));
+    console.log(`\nS12/S1 req/s (gateway, same round): ${range(ratio, 2)} (target ≥ 0.85)${databaseCpu ? `; PostgreSQL CPU per request ${range(databaseCpu, 2)}` : ''}`);
+    compact.push([
+      'S12 create, agent with rules',
+      `${range(gw.rps)} req/s, p99 ${gw.p99} ms${dbBrief(gw.db)}`,
+      'n/a',
+      `${range(ratio, 2)} (vs gateway S1, target ≥ 0.85)${cpuRatioText(s12, s1.get('gateway')!)}`,
+    ]);
   }
   if (runs('S1')) {
     const gw = summariseRuns(s1.get('gateway')!);
@@ -1892,56 +2031,95 @@ async function runPass(pass: Durability | 'external'): Promise<string> {
     ]);
   }
 
-  // ---- S8 (before S6/S5, like S7)
-  if (runs('S8')) {
-    const slots = await assertSameAvailability(targets, availability);
+  // ---- S8 (before S6/S5, like S7), and S13 in the same rounds (its ratio is to the gateway's S8 of its round)
+  if (runs('S8') || runs('S13')) {
+    const s8Targets = runs('S8') ? targets : [targets[0]!]; // S13 alone still needs the gateway's S8
+    const slots = await assertSameAvailability(s8Targets, availability);
     note(`S8: ${availability.length} agents, ${S8_BOOKINGS_PER_AGENT} bookings each in ${S8_FROM.slice(0, 10)} – ${S8_TO.slice(0, 10)}; a request answers ${slots} slots`);
-    for (const target of targets) await warmUp(target, availabilityRequests(availability));
+    const ruledSlots = runs('S13') ? await assertSameAvailability([targets[0]!], ruledAvailability) : 0;
+    if (runs('S13')) note(`S13: ${ruledAvailability.length} agents with rules, ${S8_BOOKINGS_PER_AGENT} bookings each in the same window; a request answers ${ruledSlots} slots`);
+    const jobs: { target: Target; ruled: boolean }[] = [...s8Targets.map((target) => ({ target, ruled: false })), ...(runs('S13') ? [{ target: targets[0]!, ruled: true }] : [])];
+    const calendars = (job: { ruled: boolean }) => (job.ruled ? ruledAvailability : availability);
+    const scenarioOf = (job: { ruled: boolean }) => (job.ruled ? 'S13' : 'S8');
+    for (const job of jobs) await warmUp(job.target, availabilityRequests(calendars(job)));
     const s8 = new Map<TargetName, LoadRun[]>([['gateway', []], ['reference', []]]);
+    const s13: LoadRun[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const results = await alternate(round, targets, (target) => load(target, round, availabilityRequests(availability)));
-      for (const [name, run] of results) {
-        s8.get(name)!.push(run);
-        if (run.non2xx || run.errors) problems.push(`S8 ${name} round ${round + 1}: ${run.non2xx} non-2xx, ${run.errors} errors`);
-        note(`S8 round ${round + 1} ${name}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${cpuText(run)}`);
+      const results = await inTurn(round, jobs, (job) => load(job.target, round, availabilityRequests(calendars(job))));
+      for (const [job, run] of [...results].sort(([a], [b]) => jobs.indexOf(a) - jobs.indexOf(b))) {
+        const name = job.target.name;
+        if (job.ruled) s13.push(run);
+        else s8.get(name)!.push(run);
+        if (run.non2xx || run.errors) problems.push(`${scenarioOf(job)} ${name} round ${round + 1}: ${run.non2xx} non-2xx, ${run.errors} errors`);
+        note(`${scenarioOf(job)} round ${round + 1} ${name}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${cpuText(run)}`);
       }
     }
     // Latency of one request at a time (under load, p50 is mostly waiting for the two cores).
     const sequential = new Map<TargetName, { p50: number; p99: number; requests: number }[]>([['gateway', []], ['reference', []]]);
+    const ruledSequential: { p50: number; p99: number; requests: number }[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const results = await alternate(round, targets, (target) => sequentialAvailability(target, availability));
-      for (const [name, result] of results) {
-        sequential.get(name)!.push(result);
-        note(`S8 round ${round + 1} ${name}, sequential: p50 ${result.p50} ms, p99 ${result.p99} ms (${result.requests} requests)`);
+      const results = await inTurn(round, jobs, (job) => sequentialAvailability(job.target, calendars(job)));
+      for (const [job, result] of results) {
+        if (job.ruled) ruledSequential.push(result);
+        else sequential.get(job.target.name)!.push(result);
+        note(`${scenarioOf(job)} round ${round + 1} ${job.target.name}, sequential: p50 ${result.p50} ms, p99 ${result.p99} ms (${result.requests} requests)`);
       }
     }
-    const unloaded = (name: TargetName) => ({
-      p50: round2(median(sequential.get(name)!.map((r) => r.p50))),
-      p99: round2(median(sequential.get(name)!.map((r) => r.p99))),
-    });
-    const gw = summariseRuns(s8.get('gateway')!);
-    const ref = summariseRuns(s8.get('reference')!);
-    const ratio = ratios(s8.get('gateway')!.map((run) => run.rps), s8.get('reference')!.map((run) => run.rps));
-    report.S8 = {
-      agents: availability.length,
-      bookingsPerAgent: S8_BOOKINGS_PER_AGENT,
-      slotsPerAnswer: slots,
-      gateway: gw,
-      reference: ref,
-      ratio,
-      sequential: { gateway: unloaded('gateway'), reference: unloaded('reference') },
-      runs: Object.fromEntries(s8),
-    };
-    console.log(`\n### S8 GET /api/availability (${availability.length} agents × ${S8_BOOKINGS_PER_AGENT} bookings in 30 days, each asking about the other ${availability.length - 1})\n`);
-    console.log(markdownTable(LOAD_HEADER, [loadRow('gateway', gw), loadRow('reference', ref)]));
-    console.log(`\nsequential (one connection): gateway p50 ${unloaded('gateway').p50} ms, p99 ${unloaded('gateway').p99} ms; reference p50 ${unloaded('reference').p50} ms, p99 ${unloaded('reference').p99} ms`);
-    console.log(`\ngateway/reference req/s: ${range(ratio, 2)}`);
-    compact.push([
-      `S8 availability (${availability.length} agents × ${S8_BOOKINGS_PER_AGENT})`,
-      `${range(gw.rps)} req/s, p50 ${gw.p50}, p99 ${gw.p99} ms; alone p50 ${unloaded('gateway').p50} ms`,
-      `${range(ref.rps)} req/s, p50 ${ref.p50}, p99 ${ref.p99} ms; alone p50 ${unloaded('reference').p50} ms`,
-      range(ratio, 2) + cpuRatioText(s8.get('gateway')!, s8.get('reference')!),
-    ]);
+    const unloadedOf = (results: { p50: number; p99: number }[]) => ({ p50: round2(median(results.map((r) => r.p50))), p99: round2(median(results.map((r) => r.p99))) });
+    const unloaded = (name: TargetName) => unloadedOf(sequential.get(name)!);
+    if (runs('S8')) {
+      const gw = summariseRuns(s8.get('gateway')!);
+      const ref = summariseRuns(s8.get('reference')!);
+      const ratio = ratios(s8.get('gateway')!.map((run) => run.rps), s8.get('reference')!.map((run) => run.rps));
+      report.S8 = {
+        agents: availability.length,
+        bookingsPerAgent: S8_BOOKINGS_PER_AGENT,
+        slotsPerAnswer: slots,
+        gateway: gw,
+        reference: ref,
+        ratio,
+        sequential: { gateway: unloaded('gateway'), reference: unloaded('reference') },
+        runs: Object.fromEntries(s8),
+      };
+      console.log(`\n### S8 GET /api/availability (${availability.length} agents × ${S8_BOOKINGS_PER_AGENT} bookings in 30 days, each asking about the other ${availability.length - 1})\n`);
+      console.log(markdownTable(LOAD_HEADER, [loadRow('gateway', gw), loadRow('reference', ref)]));
+      console.log(`\nsequential (one connection): gateway p50 ${unloaded('gateway').p50} ms, p99 ${unloaded('gateway').p99} ms; reference p50 ${unloaded('reference').p50} ms, p99 ${unloaded('reference').p99} ms`);
+      console.log(`\ngateway/reference req/s: ${range(ratio, 2)}`);
+      compact.push([
+        `S8 availability (${availability.length} agents × ${S8_BOOKINGS_PER_AGENT})`,
+        `${range(gw.rps)} req/s, p50 ${gw.p50}, p99 ${gw.p99} ms; alone p50 ${unloaded('gateway').p50} ms`,
+        `${range(ref.rps)} req/s, p50 ${ref.p50}, p99 ${ref.p99} ms; alone p50 ${unloaded('reference').p50} ms`,
+        range(ratio, 2) + cpuRatioText(s8.get('gateway')!, s8.get('reference')!),
+      ]);
+    }
+    if (runs('S13')) {
+      const gw = summariseRuns(s13);
+      const base = summariseRuns(s8.get('gateway')!);
+      const ratio = ratios(s13.map((run) => run.rps), s8.get('gateway')!.map((run) => run.rps));
+      const databaseCpu = ratioOfDatabaseCpu(s13, s8.get('gateway')!);
+      const alone = unloadedOf(ruledSequential);
+      const latencyRatio = ratios(ruledSequential.map((r) => r.p50), sequential.get('gateway')!.map((r) => r.p50));
+      report.S13 = {
+        rules: S13_RULES,
+        slotsPerAnswer: ruledSlots,
+        gateway: gw,
+        gatewayS8: base,
+        ratio,
+        databaseCpuRatio: databaseCpu,
+        sequential: { gateway: alone, gatewayS8: unloaded('gateway'), p50Ratio: latencyRatio },
+        runs: s13,
+      };
+      console.log(`\n### S13 GET /api/availability, ${ruledAvailability.length} agents with rules (hours, buffers, daily and weekly limits) × ${S8_BOOKINGS_PER_AGENT} bookings, vs the gateway's S8\n`);
+      console.log(markdownTable(LOAD_HEADER, [loadRow('gateway, agents with rules', gw), loadRow('gateway, S8 (no rules)', base)]));
+      console.log(`\nsequential (one connection): with rules p50 ${alone.p50} ms, p99 ${alone.p99} ms; S8 p50 ${unloaded('gateway').p50} ms (p50 ratio ${range(latencyRatio, 2)})`);
+      console.log(`\nS13/S8 req/s (gateway, same round): ${range(ratio, 2)} (target ≥ 0.8)${databaseCpu ? `; PostgreSQL CPU per request ${range(databaseCpu, 2)}` : ''}`);
+      compact.push([
+        `S13 availability, ${ruledAvailability.length} agents with rules`,
+        `${range(gw.rps)} req/s, p50 ${gw.p50}, p99 ${gw.p99} ms; alone p50 ${alone.p50} ms`,
+        'n/a',
+        `${range(ratio, 2)} (vs gateway S8, target ≥ 0.8)${cpuRatioText(s13, s8.get('gateway')!)}`,
+      ]);
+    }
   }
 
   // ---- S6

@@ -131,6 +131,7 @@ describe('availability agrees with a slow reference, minute by minute', () => {
     let checked = 0;
     let written = 0;
     let admitted = 0;
+    let quicklyAdmitted = 0;
     for (let run = 0; run < RUNS; run++) {
       const caller = await createAgent(t, root);
       const agents: { agent: AgentWithToken; rules: Rules | null; blockers: Blocker[] }[] = [{ agent: caller, rules: null, blockers: [] }];
@@ -267,8 +268,24 @@ describe('availability agrees with a slow reference, minute by minute', () => {
           written++;
         }
       }
+
+      // The writers' quick test (slot_admitted) never admits a slot that slot_refusals would refuse, for the caller
+      // and for each agent itself, on every grid start of every agent with rules.
+      const [quick] = await t.query<{ admitted: number; refused: number }>(
+        `select count(*) filter (where slot_admitted(c.id, r, array[tstzrange(s, s + $4 * interval '1 minute')], $5::timestamptz, null))::int as admitted,
+                count(*) filter (where slot_admitted(c.id, r, array[tstzrange(s, s + $4 * interval '1 minute')], $5::timestamptz, null)
+                                   and slot_refusals(c.id, r.agent_id, array[tstzrange(s, s + $4 * interval '1 minute')], $5::timestamptz, null, 1) <> '[]')::int as refused
+           from availability_rules r
+          cross join lateral (values ($6::uuid), (r.agent_id)) as c(id)
+          cross join generate_series($2::timestamptz, $3::timestamptz - $4 * interval '1 minute', interval '${GRANULARITY} minutes') as s
+          where r.agent_id = any($1::uuid[])`,
+        [agents.map((entry) => entry.agent.id), new Date(from).toISOString(), new Date(to).toISOString(), duration, new Date(now).toISOString(), caller.id],
+      );
+      if (quick!.refused) console.log(`slot_admitted admitted what slot_refusals refuses (FUZZ_SEED=${SEED}, run ${run}): ${description}`);
+      expect({ run, admittedThenRefused: quick!.refused }).toEqual({ run, admittedThenRefused: 0 });
+      quicklyAdmitted += quick!.admitted;
     }
-    console.log(`availability agreement: ${RUNS} cases, ${compared} grid starts compared, ${listed} listed; ${checked} slot checks (${admitted} admitted) and ${written} holds compared`);
+    console.log(`availability agreement: ${RUNS} cases, ${compared} grid starts compared, ${listed} listed; ${checked} slot checks (${admitted} admitted) and ${written} holds compared; ${quicklyAdmitted} writer checks admitted quickly, none refused`);
     // Both answers occur: a check that only ever refused (or admitted) would prove little.
     expect(admitted).toBeGreaterThan(0);
     expect(admitted).toBeLessThan(checked);

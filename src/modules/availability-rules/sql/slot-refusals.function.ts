@@ -15,12 +15,15 @@ import { sqlDefinition } from '../../../platform/db/sql-definitions.js';
  * agent itself only with `enforce_on_own_bookings`. `p_ignore`: a booking left out (the one being moved or
  * confirmed). Limits count the agent's live slots starting on the local day (week) plus the candidates there.
  * Each reason names the candidate it concerns (`startsAt`).
+ *
+ * Always the generic plan: PostgreSQL estimates `unnest(p_slots)` at ten rows in it and one in a custom plan, so it
+ * kept planning the statement below afresh on every call (most of what a create for an agent with rules cost).
  */
 export const slotRefusalsFunction = sqlDefinition(
   'slot_refusals',
   `
 create or replace function slot_refusals(p_caller uuid, p_agent uuid, p_slots tstzrange[], p_at timestamptz, p_ignore uuid, p_max int)
-returns jsonb language plpgsql stable as $$
+returns jsonb language plpgsql stable set plan_cache_mode = force_generic_plan as $$
 declare
   r availability_rules;
   v_binds boolean;

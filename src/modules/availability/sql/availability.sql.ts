@@ -16,8 +16,8 @@ export interface AvailabilityRow {
  * Common free slots of the caller and other agents in one round trip, with the visibility rule and every agent's
  * availability rules in the same statement. Hand-written because it is range arithmetic the ORM cannot express, and
  * one statement (planned once per connection) is the whole request. The rules are read as the writers read them:
- * the same building blocks as `slot_refusals` (agent_working_ranges, the live-slot test, the period counts), so a
- * slot listed here is one a writer would admit at this moment.
+ * the same building blocks as `slot_refusals` (working_ranges_of, the live-slot test, the period counts), so a slot
+ * listed here is one a writer would admit at this moment.
  *
  * - `asked`: each other agent, and whether it shares with the caller (the free/busy rule of the access
  *   table, agents/access.ts, written into the statement). An id that names no agent is refused the same
@@ -32,15 +32,18 @@ export interface AvailabilityRow {
  *   in end order they are in start order too, and those reaching into [from, to) are found by two range scans of
  *   `booking_slots_agent_blocked_idx` per agent, index only. At most `maxBookedSlots + 1` in all, so a crowded
  *   window costs a bounded scan and is reported. Merged with `range_agg` into one multirange.
- * - `room`: the window, within the working time of every agent the rules bind, minus `busy`; each of its ranges
- *   gives the starts whose slot fits in it, [lower, upper − duration].
+ * - `room`: the window, within the working time of every agent the rules bind (working_ranges_of, evaluated once for
+ *   all of them and inlined here), minus `busy`; each of its ranges gives the starts whose slot fits in it,
+ *   [lower, upper − duration].
  * - `starts`: those starts, within every bound agent's notice and advance ([now + notice, now + advance]), minus the
- *   local days and ISO weeks in which a bound agent with a limit already has that many live slots starting.
+ *   local days and ISO weeks in which a bound agent with a limit already has that many live slots starting, read
+ *   from its day counts (`agent_day_slots`), not counted.
  * - The grid `$3 + k·granularity` inside each range of `starts`, at most `limit` per range (none can contribute
  *   more), the first `limit` overall. `$3` is already on the grid (the service aligns it), so every start is.
  *
  * Ten agents with 500 slots each in a month of a 1,000-agent installation, no rules: about as many buffers as
- * before rules (two index-only scans per agent); with rules, one more index-only scan per agent with a limit.
+ * before rules (two index-only scans per agent); with rules, one index range scan of about 35 day counts per agent
+ * with a limit, and the working time of 31 days per agent (bench S13).
  */
 export const AVAILABILITY = namedStatement<
   [
@@ -94,7 +97,9 @@ export const AVAILABILITY = namedStatement<
          or exists (select 1 from holds h where h.id = slot.hold_id and h.expires_at > $9::timestamptz and h.confirmed_at is null
                                              and h.released_at is null and h.holder_agent_id <> $1::uuid)
    ), working as (
-     select range_intersect_agg(agent_working_ranges(agent.rules, $3::timestamptz, $4::timestamptz)) as ranges from agent where agent.binds
+     select range_intersect_agg(w.ranges) as ranges
+       from (select array_agg(agent.rules) as rules from agent where agent.binds) bound
+      cross join lateral working_ranges_of(bound.rules, $3::timestamptz, $4::timestamptz) as w
    ), room as (
      select range_agg(tstzrange(lower(f.r), upper(f.r) - make_interval(mins => $5::int), '[]')) as starts
        from busy, working,
@@ -109,38 +114,46 @@ export const AVAILABILITY = namedStatement<
                                      else 'empty'::tstzrange end::tstzmultirange) as starts
        from agent where agent.binds
    ), full_period as (
-     -- The local days and ISO weeks a bound agent's limit already fills with live slots starting in them: for each
-     -- agent with a limit, one bounded index-only scan of the slots whose blocked range reaches into the weeks the
-     -- window's starts lie in (disjoint blocked ranges: those ending in them, and at most one straddling their end).
-     select range_agg(tstzrange(filled.local at time zone (agent.rules).time_zone, (filled.local + filled.length) at time zone (agent.rules).time_zone, '[)')) as spans
+     -- The local days and ISO weeks a bound agent's limit already fills with live slots starting in them, read from
+     -- the agent's day counts (agent_day_slots, kept by triggers): the days of the weeks the window's starts lie in,
+     -- one index range scan per agent with a limit. Slots without a hold are live, so a period whose booked slots reach
+     -- the limit is full; one that only its held slots (live or expired) could fill is counted afresh, live slots only,
+     -- like slot_refusals counts (one bounded index-only scan, as in busy).
+     select range_agg(tstzrange(instants.from_at, instants.until_at, '[)')) as spans
        from agent
       cross join lateral (
-        select (date_trunc('week', $3::timestamptz at time zone (agent.rules).time_zone)) at time zone (agent.rules).time_zone as since,
-               (date_trunc('week', ($4::timestamptz - make_interval(mins => $5::int)) at time zone (agent.rules).time_zone) + interval '7 days')
-                 at time zone (agent.rules).time_zone as until
-      ) weeks
+        select ($3::timestamptz at time zone (agent.rules).time_zone)::date as first_day,
+               (($4::timestamptz - make_interval(mins => $5::int)) at time zone (agent.rules).time_zone)::date as last_day
+      ) days
       cross join lateral (
-        select date_trunc(kind.unit, started.starts_at at time zone (agent.rules).time_zone) as local, kind.length
-          from (
-            select s.starts_at, s.hold_id from booking_slots s
-             where s.agent_id = agent.id and s.blocked_until > weeks.since and s.blocked_until <= weeks.until
-            union all
-            select straddling.starts_at, straddling.hold_id
-              from (select s.starts_at, s.blocked_from, s.hold_id from booking_slots s
-                     where s.agent_id = agent.id and s.blocked_until > weeks.until order by s.blocked_until limit 1) straddling
-             where straddling.blocked_from < weeks.until
-          ) started
-         cross join lateral (
-           select 'day' as unit, interval '1 day' as length, (agent.rules).daily_limit as limit_count
-           union all
-           select 'week', interval '7 days', (agent.rules).weekly_limit
-         ) kind
-         where kind.limit_count is not null and started.starts_at >= weeks.since and started.starts_at < weeks.until
-           and slot_is_live(started.hold_id, $9::timestamptz)
-         group by kind.unit, kind.length, kind.limit_count, 1
-        having count(*) >= kind.limit_count
+        select c.on_date::timestamp as local_start, interval '1 day' as length, (agent.rules).daily_limit as limit_count,
+               c.booked::bigint as booked, (c.booked + c.held)::bigint as counted
+          from agent_day_slots c
+         where (agent.rules).daily_limit is not null and c.agent_id = agent.id and c.on_date between days.first_day and days.last_day
+        union all
+        select date_trunc('week', c.on_date::timestamp), interval '7 days', (agent.rules).weekly_limit, sum(c.booked), sum(c.booked + c.held)
+          from agent_day_slots c
+         where (agent.rules).weekly_limit is not null and c.agent_id = agent.id
+           and c.on_date between date_trunc('week', days.first_day)::date and (date_trunc('week', days.last_day) + interval '6 days')::date
+         group by 1
       ) filled
+      cross join lateral (
+        select filled.local_start at time zone (agent.rules).time_zone as from_at,
+               (filled.local_start + filled.length) at time zone (agent.rules).time_zone as until_at
+      ) instants
       where agent.binds and ((agent.rules).daily_limit is not null or (agent.rules).weekly_limit is not null)
+        and filled.counted >= filled.limit_count
+        and (filled.booked >= filled.limit_count
+             or (select count(*)
+                   from (select s.starts_at, s.hold_id from booking_slots s
+                          where s.agent_id = agent.id and s.blocked_until > instants.from_at and s.blocked_until <= instants.until_at
+                         union all
+                         select straddling.starts_at, straddling.hold_id
+                           from (select s.starts_at, s.blocked_from, s.hold_id from booking_slots s
+                                  where s.agent_id = agent.id and s.blocked_until > instants.until_at order by s.blocked_until limit 1) straddling
+                          where straddling.blocked_from < instants.until_at) started
+                  where started.starts_at >= instants.from_at and started.starts_at < instants.until_at
+                    and (started.hold_id is null or slot_is_live(started.hold_id, $9::timestamptz))) >= filled.limit_count)
    ), allowed as (
      select (coalesce(room.starts, '{}') * coalesce(bounds.starts, '{(,)}'::tstzmultirange)) - coalesce(full_period.spans, '{}') as starts
        from room, bounds, full_period
