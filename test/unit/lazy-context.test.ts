@@ -38,4 +38,15 @@ describe('lazyContext', () => {
     expect(built).toEqual(['loaders of r1', 'loaders of r2']);
     expect(Object.keys(first)).toEqual(['requestId', 'loaders']);
   });
+
+  it('is copied as Apollo copies a context (Object.assign onto the same prototype) after a slice was read: the copy has the same slice', () => {
+    const { make, built } = contexts();
+    const context = make({ requestId: 'r1' });
+    const loaders = context.loaders;
+    const copy = Object.assign(Object.create(Object.getPrototypeOf(context) as object) as typeof context, context);
+    expect(copy.loaders).toBe(loaders);
+    expect(copy.requestId).toBe('r1');
+    expect(built).toEqual(['loaders of r1']);
+    expect(copy.helpers).toEqual({ also: 'r1' });
+  });
 });

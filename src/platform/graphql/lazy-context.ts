@@ -20,6 +20,12 @@ export function lazyContext<Base extends object, Slices extends object>(factorie
         Object.defineProperty(this, name, { value: slice, enumerable: true });
         return slice;
       },
+      // Apollo copies a context with Object.assign onto a new object of the same prototype (when the
+      // direct path hands a request over, after it ran): a slice already read is then set, and becomes
+      // the copy's own property, the same instance.
+      set(this: Base & Slices, slice: unknown) {
+        Object.defineProperty(this, name, { value: slice, enumerable: true });
+      },
     });
   }
   return (base) => Object.assign(Object.create(prototype) as Base & Slices, base);
