@@ -230,6 +230,41 @@ describe('/console in headless Chromium', () => {
     // A second gateway of its own (a database, migrations, definitions) starts within it: more than the default on two busy cores.
   }, 60_000);
 
+  it('keeps a booking applied live while a reload of the week was in flight with an answer from before it', async () => {
+    const weekSlotsId = Object.entries(trustedDocuments).find(([, text]) => text.includes('query WeekSlots('))![0];
+    let answerFetched!: () => void;
+    const fetched = new Promise<void>((resolve) => (answerFetched = resolve));
+    let deliver!: () => void;
+    const delivered = new Promise<void>((resolve) => (deliver = resolve));
+    // The next week load is answered by the server at once, and reaches the page only when the test says.
+    let held = false;
+    await page.route('**/graphql', async (route) => {
+      if (held || !route.request().postData()?.includes(weekSlotsId)) return route.continue();
+      held = true;
+      const answer = await route.fetch();
+      answerFetched();
+      await delivered;
+      await route.fulfill({ response: answer });
+    });
+    try {
+      // A new series is an event the grid cannot apply by itself: the week reloads.
+      const series = await t.gql(CreateBookingDocument, { input: { agentId: agent.id, startsAt: at(5, '06:00'), endsAt: at(5, '07:00'), rrule: 'FREQ=DAILY;COUNT=2' } }, bearer(agent.token));
+      expect(series.errors).toBeUndefined();
+      await fetched;
+      // Made after the server answered that reload: applied in place from its event.
+      const single = await createBooking(t, agent, at(6, '12:00'), at(6, '13:00'));
+      await slotsOf(single.id).waitFor();
+      deliver();
+      await slotsOf(series.data!.createBooking.id).first().waitFor();
+      // The reload's answer does not have it; the page keeps what it saw after the reload was asked for.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await slotsOf(single.id).count()).toBe(1);
+    } finally {
+      deliver();
+      await page.unroute('**/graphql');
+    }
+  }, 30_000);
+
   it('resumes from its cursor after a dropped connection: what happened meanwhile appears once', async () => {
     const lastCursor = await page.getByTestId('live-event').first().getAttribute('data-cursor');
     expect(lastCursor).toMatch(/^\d+$/);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { describeRule, ruleFor } from '../../src/web/console/series-rule.js';
 import { atMinutes, fromLocalInput, icalLocal, minutesInto, startOfWeek, toLocalInput, weekFromKey } from '../../src/web/console/time.js';
-import { applyEvent, needsReload, type LiveEvent, type WeekSlot } from '../../src/web/console/week-events.js';
+import { applyEvent, needsReload, withEvents, type LiveEvent, type WeekSlot } from '../../src/web/console/week-events.js';
 
 // Local dates throughout: the console works in the browser's zone, whichever this process runs in.
 const monday = new Date(2031, 2, 3);
@@ -79,6 +79,23 @@ describe('live events on the week', () => {
     expect(applyEvent(added, event('booking.created', earlier, '2'), monday)).toBe(added);
     const nextWeek = booking('c', new Date(2031, 2, 10, 8), new Date(2031, 2, 10, 9));
     expect(applyEvent(slots, event('booking.created', nextWeek), monday)).toBe(slots);
+  });
+
+  it('brings a week answered before or after the events applied meanwhile up to the last of them', () => {
+    // A reload asked for before a booking was made and answered after its event was applied in place
+    // dropped the booking from the grid until the next reload.
+    const made = booking('b', new Date(2031, 2, 5, 8), new Date(2031, 2, 5, 9));
+    const gone = booking('a', new Date(2031, 2, 4, 9), new Date(2031, 2, 4, 10));
+    const held = { calendars: [{ agentId: 'agent', bookingId: 'h' }] };
+    const confirmedHold = booking('h', new Date(2031, 2, 6, 9), new Date(2031, 2, 6, 10));
+    const meanwhile = [event('booking.created', made, '2'), event('booking.cancelled', gone, '3'), event('booking.created', confirmedHold, '4')];
+    const staleAnswer = { slots, holds: [held] };
+    const freshAnswer = { slots: [slotOf(made), slotOf(confirmedHold)], holds: [] };
+    for (const answered of [staleAnswer, freshAnswer]) {
+      const week = withEvents(answered, meanwhile, monday);
+      expect(week.slots.map((slot) => slot.booking.id)).toEqual(['b', 'h']);
+      expect(week.holds).toEqual([]);
+    }
   });
 
   it('removes every slot of a cancelled booking', () => {

@@ -3,7 +3,7 @@ import { WeekSlotsDocument, type WeekSlotsQuery } from '../generated/console/gra
 import { describeError } from './errors.js';
 import { api } from './session.js';
 import { addDays } from './time.js';
-import { applyEvent, needsReload, type LiveEvent, type WeekSlot } from './week-events.js';
+import { needsReload, withEvents, type LiveEvent, type WeekSlot } from './week-events.js';
 
 export type { WeekSlot } from './week-events.js';
 /** A live hold of this agent, as the grid draws it. */
@@ -29,17 +29,21 @@ export function useWeekSlots(weekStart: Date): { data: WeekData; reload: () => v
   const [data, setData] = useState<WeekData>({ status: 'loading' });
   const [version, setVersion] = useState(0);
   const loadedWeek = useRef<number | undefined>(undefined);
+  /** Events applied in place since the load in flight was asked for: its answer may predate them. */
+  const appliedDuringLoad = useRef<LiveEvent[]>([]);
   const from = weekStart.getTime();
 
   useEffect(() => {
     let live = true;
+    appliedDuringLoad.current = [];
     // Another week shows "loading"; a reload of this one keeps its slots on screen until the answer.
     setData((current) => (current.status === 'ready' && loadedWeek.current === from ? current : { status: 'loading' }));
     api(WeekSlotsDocument, { from: weekStart.toISOString(), to: addDays(weekStart, 7).toISOString() }).then(
       ({ bookedSlots, workingTime, holds }) => {
         if (!live) return;
         loadedWeek.current = from;
-        setData({ status: 'ready', slots: bookedSlots, working: workingTime ?? null, holds: holds.filter((hold) => hold.status === 'held') });
+        const answered = { slots: bookedSlots, working: workingTime ?? null, holds: holds.filter((hold) => hold.status === 'held') };
+        setData({ status: 'ready', ...withEvents(answered, appliedDuringLoad.current, weekStart) });
       },
       (error: unknown) => live && setData({ status: 'error', message: describeError(error) }),
     );
@@ -53,11 +57,8 @@ export function useWeekSlots(weekStart: Date): { data: WeekData; reload: () => v
     (event: LiveEvent) => {
       if (needsReload(event)) reload();
       else {
-        // A hold confirmed (here, or by its holder through REST or MCP) is a booking.created of a held booking's id.
-        const confirmed = (hold: WeekHold) => event.type === 'booking.created' && hold.calendars.some((calendar) => calendar.bookingId === event.booking.id);
-        setData((current) =>
-          current.status === 'ready' ? { ...current, slots: applyEvent(current.slots, event, weekStart), holds: current.holds.filter((hold) => !confirmed(hold)) } : current,
-        );
+        appliedDuringLoad.current.push(event);
+        setData((current) => (current.status === 'ready' ? withEvents(current, [event], weekStart) : current));
       }
     },
     [from],

@@ -30,3 +30,16 @@ export function applyEvent(slots: WeekSlot[], event: LiveEvent, weekStart: Date)
   if (!inWeek || others.some((slot) => slot.booking.id === booking.id)) return others;
   return [...others, { startsAt: booking.startsAt, endsAt: booking.endsAt, booking }].sort((a, b) => Date.parse(a.startsAt) - Date.parse(b.startsAt));
 }
+
+/**
+ * A week (its slots and the agent's live holds) after events that spell out their change, in order.
+ * Applying one the week already reflects changes nothing (a creation already there, a cancellation
+ * already gone), so a week answered before or after some of them is brought up to the last one seen.
+ */
+export function withEvents<Week extends { slots: WeekSlot[]; holds: readonly { calendars: readonly { bookingId: string | null }[] }[] }>(week: Week, events: readonly LiveEvent[], weekStart: Date): Week {
+  return events.reduce<Week>((current, event) => {
+    // A hold confirmed (here, or by its holder through REST or MCP) is a booking.created of a held booking's id.
+    const confirmed = (hold: Week['holds'][number]) => event.type === 'booking.created' && hold.calendars.some((calendar) => calendar.bookingId === event.booking.id);
+    return { ...current, slots: applyEvent(current.slots, event, weekStart), holds: current.holds.filter((hold) => !confirmed(hold)) };
+  }, week);
+}
