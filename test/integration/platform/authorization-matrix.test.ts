@@ -151,6 +151,11 @@ const GRAPHQL_ROWS: Record<string, GraphQLRow> = {
     variables: (v) => ({ id: v.agent.id }),
   },
   'Query.availabilityRules': { audience: 'agent', query: 'query($id: ID!) { availabilityRules(agentId: $id) { timeZone } }', variables: (v) => ({ id: v.agent.id }) },
+  'Query.workingTime': {
+    audience: 'agent',
+    query: 'query($id: ID!) { workingTime(agentId: $id, from: "2033-04-01T00:00:00Z", to: "2033-04-08T00:00:00Z") { startsAt } }',
+    variables: (v) => ({ id: v.agent.id }),
+  },
   'Mutation.setAvailabilityRules': {
     audience: 'agent',
     query: 'mutation($id: ID!) { setAvailabilityRules(agentId: $id, input: { timeZone: "UTC" }) { timeZone } }',
