@@ -22,8 +22,9 @@ export default {
   globalSetup: '<rootDir>/test/global-setup.mjs',
   globalTeardown: '<rootDir>/test/global-teardown.mjs',
   testTimeout: 30000,
-  // Jest's default on a 2-core machine is one worker. Most of a test's time is spent waiting (on
-  // PostgreSQL, Chromium, timers, child processes), so two workers overlap it: the full suite took
-  // 435 s with two here against 1,019 s with one (both while other work shared the cores).
-  maxWorkers: 2,
+  // Jest's default on a 2-core machine is one worker. Much of a test's time is spent waiting (on
+  // PostgreSQL, Chromium, timers, child processes), so more workers than cores overlap it: on this
+  // 2-core machine, nothing else running, the full suite took 298 s with three (1,019 s with one and
+  // 435 s with two, both while other work shared the cores).
+  maxWorkers: 3,
 };

@@ -83,11 +83,6 @@ async function documents(): Promise<Array<{ file: string; blocks: DocBlock[] }>>
   return Promise.all(files.map(async (file) => ({ file, blocks: runnableBlocks(await readFile(path.join(ROOT, file), 'utf8')) })));
 }
 
-// A server waits up to 10 s at close for a handler still streaming (an SSE subscription whose client
-// left); closing each one while the next file runs keeps that off the test's wall time.
-const closing: Promise<unknown>[] = [];
-afterAll(() => Promise.all(closing));
-
 const all = await documents();
 const runnable = all.filter(({ blocks }) => blocks.length > 0);
 
@@ -112,7 +107,7 @@ describe("the README's first ten minutes on an installation that has its first a
 
   afterAll(async () => {
     await receiver.close();
-    closing.push(t.close());
+    await t.close();
   });
 
   test('stops at the bootstrap saying what to do, and runs to the end with TOKEN exported', async () => {
@@ -145,7 +140,7 @@ describe('the runnable examples of README.md and docs/*.md', () => {
 
   afterEach(async () => {
     await receiver.close();
-    closing.push(t.close());
+    await t.close();
   });
 
   afterAll(() => {
