@@ -57,7 +57,7 @@ export const RECONCILE_INTERVAL_MS = 50;
 /** Callers one reconciliation writes at most (the rest leave in the next, at once). */
 const CALLERS_PER_STATEMENT = 500;
 /** Callers a process keeps a view of; past it the least recently added clean ones are forgotten (they ask PostgreSQL again). */
-const MAX_CALLERS = 100_000;
+export const MAX_CALLERS = 100_000;
 /** Expired rows are deleted this often, an hour after their window ended (as rate-limiter-flexible does for the REST budgets). */
 const CLEAR_EXPIRED_EVERY_MS = 300_000;
 /** The rows' keys, as rate-limiter-flexible named them before (`<keyPrefix>:<key>`): a deploy keeps every caller's minute. */
@@ -147,6 +147,7 @@ export class CostBudget {
     readonly perMinute: number,
     metrics: Metrics,
     private readonly log: Logger,
+    private readonly maxCallers = MAX_CALLERS,
   ) {
     this.localShare = Math.floor(perMinute * LOCAL_SHARE_OF_BUDGET);
     this.refusals = metrics
@@ -227,7 +228,7 @@ export class CostBudget {
   private viewOf(key: string): CallerView {
     let view = this.callers.get(key);
     if (!view) {
-      if (this.callers.size >= MAX_CALLERS) this.forgetSome();
+      if (this.callers.size >= this.maxCallers) this.forgetSome();
       view = { written: undefined, windowEnds: 0, unsent: 0, inFlight: undefined, waiting: undefined, failure: undefined };
       this.callers.set(key, view);
     }
@@ -239,7 +240,7 @@ export class CostBudget {
     const now = Date.now();
     for (const [key, view] of this.callers) if (!this.pending.has(key) && !view.inFlight && view.windowEnds <= now) this.callers.delete(key);
     for (const [key, view] of this.callers) {
-      if (this.callers.size < MAX_CALLERS * 0.9) break;
+      if (this.callers.size < this.maxCallers * 0.9) break;
       if (!this.pending.has(key) && !view.inFlight) this.callers.delete(key);
     }
   }

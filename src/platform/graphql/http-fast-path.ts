@@ -18,7 +18,7 @@ interface KnownDocument {
 const UNSUPPORTED_HOOKS = ['didResolveSource', 'parsingDidStart', 'validationDidStart', 'responseForOperation', 'executionDidStart', 'didEncounterErrors'] as const;
 
 /** Distinct `Accept` values whose answer's media type Apollo has shown (beyond them, Apollo answers). */
-const MAX_ACCEPT_VALUES = 100;
+export const MAX_ACCEPT_VALUES = 100;
 
 /** An answer as Apollo's `executeHTTPGraphQLRequest` gives it. */
 export type HttpAnswer = HTTPGraphQLResponse;
