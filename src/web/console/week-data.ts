@@ -29,8 +29,8 @@ export function useWeekSlots(weekStart: Date): { data: WeekData; reload: () => v
   const [data, setData] = useState<WeekData>({ status: 'loading' });
   const [version, setVersion] = useState(0);
   const loadedWeek = useRef<number | undefined>(undefined);
-  /** Events applied in place since the load in flight was asked for: its answer may predate them. */
-  const appliedDuringLoad = useRef<LiveEvent[]>([]);
+  /** Events applied in place since the load in flight was asked for (its answer may predate them); undefined: none in flight. */
+  const appliedDuringLoad = useRef<LiveEvent[] | undefined>(undefined);
   const from = weekStart.getTime();
 
   useEffect(() => {
@@ -43,9 +43,14 @@ export function useWeekSlots(weekStart: Date): { data: WeekData; reload: () => v
         if (!live) return;
         loadedWeek.current = from;
         const answered = { slots: bookedSlots, working: workingTime ?? null, holds: holds.filter((hold) => hold.status === 'held') };
-        setData({ status: 'ready', ...withEvents(answered, appliedDuringLoad.current, weekStart) });
+        setData({ status: 'ready', ...withEvents(answered, appliedDuringLoad.current ?? [], weekStart) });
+        appliedDuringLoad.current = undefined;
       },
-      (error: unknown) => live && setData({ status: 'error', message: describeError(error) }),
+      (error: unknown) => {
+        if (!live) return;
+        appliedDuringLoad.current = undefined;
+        setData({ status: 'error', message: describeError(error) });
+      },
     );
     return () => {
       live = false;
@@ -57,7 +62,7 @@ export function useWeekSlots(weekStart: Date): { data: WeekData; reload: () => v
     (event: LiveEvent) => {
       if (needsReload(event)) reload();
       else {
-        appliedDuringLoad.current.push(event);
+        appliedDuringLoad.current?.push(event);
         setData((current) => (current.status === 'ready' ? withEvents(current, [event], weekStart) : current));
       }
     },
