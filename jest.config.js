@@ -24,7 +24,7 @@ export default {
   testTimeout: 30000,
   // Jest's default on a 2-core machine is one worker. Much of a test's time is spent waiting (on
   // PostgreSQL, Chromium, timers, child processes), so more workers than cores overlap it: on this
-  // 2-core machine, nothing else running, the full suite took 267–298 s with three (three runs) (1,019 s with one and
+  // 2-core machine, nothing else running, the full suite took 295 s with three (median of four runs, 267–360 s) (1,019 s with one and
   // 435 s with two, both while other work shared the cores).
   maxWorkers: 3,
 };
