@@ -1128,6 +1128,7 @@ CREATE OR REPLACE FUNCTION public.claim_webhook_deliveries(p_now timestamp with 
  SET plan_cache_mode TO 'force_custom_plan'
  SET enable_bitmapscan TO 'off'
 AS $function$
+  select set_config('synchronous_commit', 'off', true);
   with candidates as (
     select c.id, c.next_attempt_at, row_number() over (partition by c.webhook_id order by c.next_attempt_at, c.id) as place
       from (select d.id, d.webhook_id, d.next_attempt_at from webhook_deliveries d
@@ -1303,6 +1304,7 @@ CREATE OR REPLACE FUNCTION public.fan_out_webhook_events(p_now timestamp with ti
  SET plan_cache_mode TO 'force_custom_plan'
  SET enable_bitmapscan TO 'off'
 AS $function$
+  select set_config('synchronous_commit', 'off', true);
   with due as (
     select count(*) as n
       from (select 1 from webhook_deliveries d
@@ -1556,51 +1558,53 @@ end
 $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.record_webhook_attempt(p_delivery uuid, p_attempt integer, p_attempted_at timestamp with time zone, p_status_code integer, p_error text, p_duration_ms integer, p_status text, p_next_attempt_at timestamp with time zone, p_finished_at timestamp with time zone, p_disable_after integer)
- RETURNS void
- LANGUAGE sql
-AS $function$
-  with delivery as (
-    -- Only the attempt this process claimed: a delivery deleted meanwhile (with its webhook) or
-    -- attempted again after a lapsed lease records nothing, and fails nothing else in the batch.
-    update webhook_deliveries
-       set attempts = p_attempt, status = p_status, next_attempt_at = p_next_attempt_at, last_error = p_error,
-           delivered_at = case when p_status = 'delivered' then p_finished_at end
-     where id = p_delivery and status = 'pending' and attempts = p_attempt - 1
-    returning id, webhook_id
-  ), attempt as (
-    insert into webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
-    select delivery.id, p_attempt, p_attempted_at, p_status_code, p_error, p_duration_ms from delivery
-  )
-  update webhooks w
-     set consecutive_failures = case p_status when 'delivered' then 0 else w.consecutive_failures + 1 end,
-         disabled_at = case when p_status = 'failed' and w.disabled_at is null and w.consecutive_failures + 1 >= p_disable_after
-                            then p_finished_at else w.disabled_at end,
-         disabled_reason = case when p_status = 'failed' and w.disabled_at is null and w.consecutive_failures + 1 >= p_disable_after
-                                then (w.consecutive_failures + 1) || ' deliveries in a row failed; last error: ' || p_error
-                                else w.disabled_reason end
-    from delivery
-   where w.id = delivery.webhook_id
-     -- Only a failed delivery, or the first success after failures, changes the endpoint.
-     and (p_status = 'failed' or (p_status = 'delivered' and w.consecutive_failures <> 0));
-$function$
-;
-
 CREATE OR REPLACE FUNCTION public.record_webhook_attempts(p_attempts jsonb, p_disable_after integer)
  RETURNS void
  LANGUAGE plpgsql
 AS $function$
 declare
+  v_endpoint_outcomes jsonb;
   a record;
 begin
-  for a in
+  perform set_config('synchronous_commit', 'off', true);
+  with outcome as (
     select * from jsonb_to_recordset(p_attempts) as x(delivery_id uuid, webhook_id uuid, attempt int, attempted_at timestamptz,
                                                      status_code int, error text, duration_ms int, status text,
                                                      next_attempt_at timestamptz, finished_at timestamptz)
+  ), delivery as (
+    -- A delivery deleted meanwhile (with its webhook) or attempted again after a lapsed lease records nothing,
+    -- and fails nothing else in the batch.
+    update webhook_deliveries d
+       set attempts = o.attempt, status = o.status, next_attempt_at = o.next_attempt_at, last_error = o.error,
+           delivered_at = case when o.status = 'delivered' then o.finished_at end
+      from outcome o
+     where d.id = o.delivery_id and d.status = 'pending' and d.attempts = o.attempt - 1
+    returning o.*
+  ), attempt as (
+    insert into webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
+    select r.delivery_id, r.attempt, r.attempted_at, r.status_code, r.error, r.duration_ms from delivery r
+  )
+  select jsonb_agg(jsonb_build_object('webhook_id', r.webhook_id, 'status', r.status, 'error', r.error, 'finished_at', r.finished_at))
+    into v_endpoint_outcomes
+    from delivery r
+   where r.status <> 'pending'
+     and r.webhook_id in (select c.webhook_id from delivery c join webhooks w on w.id = c.webhook_id
+                           where c.status = 'failed' or w.consecutive_failures <> 0);
+
+  for a in
+    select * from jsonb_to_recordset(coalesce(v_endpoint_outcomes, '[]')) as x(webhook_id uuid, status text, error text, finished_at timestamptz)
      order by x.webhook_id, x.finished_at
   loop
-    perform record_webhook_attempt(a.delivery_id, a.attempt, a.attempted_at, a.status_code, a.error, a.duration_ms,
-                                   a.status, a.next_attempt_at, a.finished_at, p_disable_after);
+    update webhooks w
+       set consecutive_failures = case a.status when 'delivered' then 0 else w.consecutive_failures + 1 end,
+           disabled_at = case when a.status = 'failed' and w.disabled_at is null and w.consecutive_failures + 1 >= p_disable_after
+                              then a.finished_at else w.disabled_at end,
+           disabled_reason = case when a.status = 'failed' and w.disabled_at is null and w.consecutive_failures + 1 >= p_disable_after
+                                  then (w.consecutive_failures + 1) || ' deliveries in a row failed; last error: ' || a.error
+                                  else w.disabled_reason end
+     where w.id = a.webhook_id
+       -- Only a failed delivery, or the first success after failures, changes the endpoint.
+       and (a.status = 'failed' or (a.status = 'delivered' and w.consecutive_failures <> 0));
   end loop;
 end
 $function$

@@ -25,7 +25,6 @@ import { registerWebhookRoutes } from './rest/webhook.routes.js';
 import { DELIVER_WEBHOOK_TASK, WEBHOOK_ATTEMPT_OUTCOMES, WebhookService, type WebhookAttemptOutcome, type WebhookSettings } from './webhook.service.js';
 import { webhooksPerAgentLimitTrigger } from './sql/webhooks-per-agent-limit.trigger.js';
 import { claimWebhookDeliveriesFunction } from './sql/claim-webhook-deliveries.function.js';
-import { recordWebhookAttemptFunction } from './sql/record-webhook-attempt.function.js';
 import { recordWebhookAttemptsFunction } from './sql/record-webhook-attempts.function.js';
 import { fanOutWebhookEventsFunction } from './sql/fan-out-webhook-events.function.js';
 
@@ -35,7 +34,7 @@ export const webhooksEntities = [Webhook, WebhookDelivery, WebhookAttempt];
 export const webhooksResolvers = [WebhookResolver];
 
 /** The module's functions and triggers, in their current definitions (applied after the migrations). */
-export const webhooksSqlDefinitions = [webhooksPerAgentLimitTrigger, claimWebhookDeliveriesFunction, recordWebhookAttemptFunction, recordWebhookAttemptsFunction, fanOutWebhookEventsFunction];
+export const webhooksSqlDefinitions = [webhooksPerAgentLimitTrigger, claimWebhookDeliveriesFunction, recordWebhookAttemptsFunction, fanOutWebhookEventsFunction];
 
 export interface WebhooksDeps {
   em: EntityManager;

@@ -1,4 +1,5 @@
 import { sqlDefinition } from '../../../platform/db/sql-definitions.js';
+import { ASYNCHRONOUS_COMMIT_SQL } from './asynchronous-commit.js';
 
 /**
  * Leases due deliveries (at most `p_per_webhook` per endpoint, skipping endpoints busy in this process) for one
@@ -18,6 +19,7 @@ language sql
 set plan_cache_mode = force_custom_plan
 set enable_bitmapscan = off
 as $$
+  ${ASYNCHRONOUS_COMMIT_SQL}
   with candidates as (
     select c.id, c.next_attempt_at, row_number() over (partition by c.webhook_id order by c.next_attempt_at, c.id) as place
       from (select d.id, d.webhook_id, d.next_attempt_at from webhook_deliveries d

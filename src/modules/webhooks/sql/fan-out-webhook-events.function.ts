@@ -1,4 +1,5 @@
 import { sqlDefinition } from '../../../platform/db/sql-definitions.js';
+import { ASYNCHRONOUS_COMMIT_SQL } from './asynchronous-commit.js';
 
 /**
  * Turns queued events into deliveries, one per matching endpoint, a batch at a time, apart from the writes that
@@ -12,6 +13,7 @@ returns int language sql
 set plan_cache_mode = force_custom_plan
 set enable_bitmapscan = off
 as $$
+  ${ASYNCHRONOUS_COMMIT_SQL}
   with due as (
     select count(*) as n
       from (select 1 from webhook_deliveries d
