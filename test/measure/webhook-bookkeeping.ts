@@ -55,33 +55,10 @@ try {
     }
     console.log(`${label}: ${(Number(process.hrtime.bigint() - started) / 1e6 / runs).toFixed(3)} ms a call (${runs} calls, begin/rollback around each)`);
   };
-  await time('record_webhook_attempts (10 outcomes)', 'select from record_webhook_attempts($1::jsonb, 5)', [JSON.stringify(outcomes)]);
-  await time('OLD record_webhook_attempts (10 outcomes)', 'select from record_webhook_attempts_old($1::jsonb, 5)', [JSON.stringify(outcomes)]);
-  await time('begin/select 1/rollback', 'select 1', []);
+  await time('begin/select 1/rollback (the round trips around each)', 'select 1', []);
   await time('record_webhook_attempts (10 outcomes)', 'select from record_webhook_attempts($1::jsonb, 5)', [JSON.stringify(outcomes)]);
   await time('claim_webhook_deliveries (10)', `select * from claim_webhook_deliveries($1, $2, 10, null, '{}', '{}', 4)`, [later, '2030-01-03T00:00:00Z']);
   await time('fan_out_webhook_events', `select fan_out_webhook_events($1, '{}', 256, 64)`, [later]);
-  await explain('record: the deliveries and attempts statement', `
-    with outcome as (
-      select * from jsonb_to_recordset($1::jsonb) as x(delivery_id uuid, webhook_id uuid, attempt int, attempted_at timestamptz,
-                                                       status_code int, error text, duration_ms int, status text,
-                                                       next_attempt_at timestamptz, finished_at timestamptz)
-    ), delivery as (
-      update webhook_deliveries d
-         set attempts = o.attempt, status = o.status, next_attempt_at = o.next_attempt_at, last_error = o.error,
-             delivered_at = case when o.status = 'delivered' then o.finished_at end
-        from outcome o
-       where d.id = o.delivery_id and d.status = 'pending' and d.attempts = o.attempt - 1
-      returning o.*
-    ), attempt as (
-      insert into webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
-      select r.delivery_id, r.attempt, r.attempted_at, r.status_code, r.error, r.duration_ms from delivery r
-    )
-    select jsonb_agg(jsonb_build_object('webhook_id', r.webhook_id, 'status', r.status, 'error', r.error, 'finished_at', r.finished_at))
-      from delivery r
-     where r.status <> 'pending'
-       and r.webhook_id in (select c.webhook_id from delivery c join webhooks w on w.id = c.webhook_id
-                             where c.status = 'failed' or w.consecutive_failures <> 0)`, [JSON.stringify(outcomes)]);
   await client.end();
 } catch (error) {
   console.error(error);
