@@ -32,6 +32,7 @@ import { CostBudget } from './platform/graphql/cost-budget.js';
 import { createMailer, type Mailer } from './platform/mail/mailer.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import { Notifications } from './platform/db/notifications.js';
+import { AfterCommit } from './platform/db/after-commit.js';
 import { Statements } from './platform/db/statements.js';
 import { inUnitOfWork } from './platform/db/unit-of-work.js';
 import { checkPooledSessionDefaults, pooledConnectionSettings, preparePooledConnections } from './platform/db/pooling.js';
@@ -152,6 +153,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const directDatabaseUrl = deps.directDatabaseUrl ?? deps.databaseUrl;
   const notifications = new Notifications(directDatabaseUrl, config.databaseTimeouts, logger);
   const statements = await Statements.forOrm(orm);
+  const afterCommit = new AfterCommit(statements.pool, logger);
   await checkPooledSessionDefaults(statements.pool, config.databaseTimeouts, config.databasePooling);
   // Rate-limit counters live in PostgreSQL so every process shares one budget; a small pool of their own.
   const rateLimitPool = new pg.Pool({ ...pooledConnectionSettings(config.databaseTimeouts, config.databasePooling), connectionString: deps.databaseUrl, max: 5 });
@@ -164,7 +166,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   rateLimitPool.on('error', (error) => logger[closing ? 'debug' : 'warn']({ err: error }, 'rate-limit connection lost'));
   const replicas = await startReplicaSet(orm, statements, config, logger, metrics);
-  const consistency = new ReadYourWrites(statements.pool, replicas, { rememberForMs: rememberTokensForMs(config.databaseReplicas.maxLagMs) }, metrics, logger);
+  const consistency = new ReadYourWrites(statements.pool, afterCommit, replicas, { rememberForMs: rememberTokensForMs(config.databaseReplicas.maxLagMs) }, metrics, logger);
   consistency.startPruning();
   installConsistencyTokens(app, consistency, [GRAPHQL_PATH, '/mcp']);
   // Before any gauge that queries: a scrape reads the pools before its own statements wait on them.
@@ -176,7 +178,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const fanOutLimits = { agentCreatePerMin: config.agentCreatePerMin, agentFamilyMax: config.agentFamilyMax, pendingProposalsMax: config.pendingProposalsMax };
   const agentsModule = createAgentsModule({ em: orm.em, clock, statements, notifications, rateLimits, fanOutLimits });
   actors.accept(agentsModule.agents.tokens);
-  const bookingEvents = createBookingEventsModule({ notifications, statements, logger, metrics, clock, retentionDays: config.bookingEventsRetentionDays });
+  const bookingEvents = createBookingEventsModule({ notifications, afterCommit, statements, logger, metrics, clock, retentionDays: config.bookingEventsRetentionDays });
   const bookingsModule = createBookingsModule({
     em: orm.em,
     clock,
@@ -343,8 +345,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await bookingEvents.stop();
     await Promise.all([webhooksModule.stop(), bookingsModule.stop()]);
     await runner?.stop();
+    // Writes finishing while the process drained announce their events and answered their tokens: sent before the pool goes.
+    await afterCommit.flush();
     await notifications.stop();
-    await consistency.stop();
+    consistency.stop();
     await replicas?.stop();
     // Points admitted in this process and not yet written, refunds included, are written before the pool goes.
     await costBudget.close();

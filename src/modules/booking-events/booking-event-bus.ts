@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import type { AfterCommit } from '../../platform/db/after-commit.js';
 import type { Notifications } from '../../platform/db/notifications.js';
 import type { Statements } from '../../platform/db/statements.js';
 import type { Logger } from '../../platform/logger.js';
@@ -115,7 +116,8 @@ export class BookingEventBus implements EventAnnouncer {
   lastDeliveredCursor = 0n;
 
   constructor(
-    private readonly notifications: Notifications,
+    notifications: Notifications,
+    private readonly afterCommit: AfterCommit,
     private readonly statements: Statements,
     private readonly logger: Logger,
   ) {
@@ -137,7 +139,7 @@ export class BookingEventBus implements EventAnnouncer {
   announce(committed: CommittedEvents): void {
     for (const event of committed.events) {
       this.offer(event);
-      this.notifications.publish(
+      this.afterCommit.notify(
         BOOKING_EVENTS_CHANNEL,
         JSON.stringify({
           cursor: event.cursor,

@@ -17,6 +17,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../platform/clock.js';
+import type { AfterCommit } from '../../platform/db/after-commit.js';
 import type { Notifications } from '../../platform/db/notifications.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { AppError } from '../../platform/errors.js';
@@ -79,6 +80,8 @@ export const BOOKING_EVENTS_RESUMPTION: ResumableSubscription = { field: 'bookin
 
 export interface BookingEventsDeps {
   notifications: Notifications;
+  /** Sends the events' NOTIFYs after their commits. */
+  afterCommit: AfterCommit;
   statements: Statements;
   logger: Logger;
   metrics: Metrics;
@@ -88,7 +91,7 @@ export interface BookingEventsDeps {
 }
 
 export function createBookingEventsModule(deps: BookingEventsDeps) {
-  const bus = new BookingEventBus(deps.notifications, deps.statements, deps.logger);
+  const bus = new BookingEventBus(deps.notifications, deps.afterCommit, deps.statements, deps.logger);
   const feed = new BookingChangeFeed(deps.statements, deps.clock, deps.retentionDays, deps.logger);
   registerBookingEventMetrics(deps.metrics, bus, deps.statements);
   return {

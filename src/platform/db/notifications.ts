@@ -1,7 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../logger.js';
 import { closeWhenSilent, connectionSettings, dropConnection, type DatabaseTimeouts } from './timeouts.js';
-import { WriteBatcher } from './write-batcher.js';
 
 export type NotificationHandler = (payload: string) => void;
 
@@ -10,9 +9,6 @@ export const NOTIFICATIONS_APPLICATION_NAME = 'gateway-notifications';
 
 /** How long closing the connection may take on shutdown before it is dropped. */
 const STOP_WAIT_MS = 1_000;
-
-/** Notifications sent in one statement at most (each payload is at most 8,000 bytes). */
-const NOTIFY_BATCH = 500;
 
 export interface NotificationTiming {
   /** How often the LISTEN connection must answer a query to count as alive. */
@@ -34,7 +30,8 @@ export const DEFAULT_NOTIFICATION_TIMING: NotificationTiming = { heartbeatInterv
  * One LISTEN connection per process for every channel the modules care about. PostgreSQL sends a
  * NOTIFY only when its transaction commits, to every listening process: this is how changes made on
  * one process reach subscribers and caches on the others. A connection that errs, ends or misses a
- * heartbeat is dropped and replaced by one reconnect loop.
+ * heartbeat is dropped and replaced by one reconnect loop. Notifications are sent by AfterCommit
+ * (after-commit.ts), from the pool, with the consistency tokens of the same writes.
  */
 export class Notifications {
   private readonly handlers = new Map<string, NotificationHandler[]>();
@@ -46,7 +43,6 @@ export class Notifications {
   /** When the statement now running on a connection was sent: `pg` 9 refuses a second one beside it. */
   private readonly busySince = new WeakMap<pg.Client, number>();
   private readonly lastStatement = new WeakMap<pg.Client, Promise<unknown>>();
-  private readonly outgoing = new WriteBatcher<{ channel: string; payload: string }>((batch) => this.send(batch), NOTIFY_BATCH);
 
   constructor(
     private readonly connectionString: string,
@@ -67,35 +63,6 @@ export class Notifications {
    */
   onReconnect(handler: () => void): void {
     this.reconnectHandlers.push(handler);
-  }
-
-  /**
-   * Sends a notification from outside any transaction: call it after your commit. PostgreSQL lets only
-   * one notifying transaction commit at a time, installation-wide, so a NOTIFY inside a write
-   * transaction serialises all such writes; here, notifications queued while one statement is in
-   * flight leave together in the next. Best effort: while the connection is down they are dropped, so
-   * a listener must be able to catch up from the data itself.
-   */
-  publish(channel: string, payload: string): void {
-    this.outgoing.add({ channel, payload }).catch(() => undefined); // logged once per batch by send()
-  }
-
-  private async send(batch: { channel: string; payload: string }[]): Promise<void> {
-    if (!this.client) {
-      this.logger.debug({ dropped: batch.length }, 'notification connection down; notifications dropped');
-      return;
-    }
-    try {
-      const client = this.client;
-      await this.oneAtATime(client, () =>
-        client.query('select pg_notify(n.channel, n.payload) from unnest($1::text[], $2::text[]) as n(channel, payload)', [
-          batch.map((notification) => notification.channel),
-          batch.map((notification) => notification.payload),
-        ]),
-      );
-    } catch (error) {
-      this.logger.warn({ err: error, dropped: batch.length }, 'sending notifications failed');
-    }
   }
 
   async start(): Promise<void> {
@@ -202,9 +169,7 @@ export class Notifications {
     }, this.timing.reconnectDelayMs).unref();
   }
 
-  /** Sends what is queued (writes finishing while the process drains announce their events), then closes. */
   async stop(): Promise<void> {
-    await this.outgoing.flush();
     this.stopped = true;
     clearInterval(this.heartbeat);
     clearTimeout(this.reconnectTimer);

@@ -10,6 +10,7 @@ import { isDatabaseUnavailable } from './pg-errors.js';
 import type { ReplicaEndpoint, ReplicaSet } from './replicas.js';
 import { laterWalPosition, parseWalPosition } from './wal-position.js';
 import { WriteBatcher } from './write-batcher.js';
+import type { AfterCommit } from './after-commit.js';
 
 /**
  * Read-your-writes over read replicas.
@@ -27,7 +28,7 @@ import { WriteBatcher } from './write-batcher.js';
  * returned: the commit record was inserted before that, so a standby that replayed up to the token
  * shows the write. (Read inside the write's transaction it would lie before the commit record; the
  * flush position could too under `synchronous_commit = off`.) Tokens of writes that finish together
- * leave in one statement (WriteBatcher), which also remembers them per credential.
+ * leave in one statement (AfterCommit, with their NOTIFYs), which also remembers them per credential.
  */
 export const CONSISTENCY_TOKEN_HEADER = 'x-consistency-token';
 
@@ -99,7 +100,6 @@ export interface ReadYourWritesOptions {
  * processes (table `consistency_tokens`, unlogged), and routes replica reads.
  */
 export class ReadYourWrites {
-  private readonly issued = new WriteBatcher<string | undefined, string>((keys) => this.issue(keys));
   /**
    * Floors looked up together: one statement for every read that arrived while the previous one was
    * out. Each lookup still starts after its read arrived, so it sees every write acknowledged before.
@@ -112,6 +112,8 @@ export class ReadYourWrites {
   constructor(
     /** The primary's pool (the ORM's). */
     private readonly primary: pg.Pool,
+    /** Issues the tokens, in one statement with the NOTIFYs of the same writes. */
+    private readonly afterCommit: AfterCommit,
     /** Undefined without DATABASE_REPLICA_URLS: every read is the primary's, tokens are still answered. */
     private readonly replicas: ReplicaSet | undefined,
     private readonly options: ReadYourWritesOptions,
@@ -200,30 +202,12 @@ export class ReadYourWrites {
   async afterWrite(credential?: PresentedCredential): Promise<string> {
     const scope = scopes.getStore();
     const key = scope ? credentialKey(scope) : credential?.kind === 'token' ? sha256Hex(credential.token) : undefined;
-    const token = await this.issued.add(key);
+    const token = await this.afterCommit.walPositionAfterCommit(key);
     if (scope) {
       scope.token = token;
       if (scope.response && !scope.response.headersSent) scope.response.setHeader(CONSISTENCY_TOKEN_HEADER, token);
     }
     return token;
-  }
-
-  /** One statement for every write that finished meanwhile: the position now, remembered per credential. */
-  private async issue(keys: (string | undefined)[]): Promise<string> {
-    const credentials = [...new Set(keys.filter((key): key is string => key !== undefined))];
-    const { rows } = await this.primary.query<{ position: string }>({
-      name: 'issue_consistency_tokens',
-      text: `with now_at as (select pg_current_wal_insert_lsn() as position),
-                remembered as (
-                  insert into consistency_tokens (credential_hash, position, written_at)
-                  select credential, now_at.position, now() from unnest($1::text[]) as credential, now_at
-                  on conflict (credential_hash) do update
-                    set position = greatest(consistency_tokens.position, excluded.position), written_at = excluded.written_at
-                  returning 1)
-             select position::text as position from now_at`,
-      values: [credentials],
-    });
-    return rows[0]!.position;
   }
 
   /** Deletes tokens no serving replica can still be behind; call once at start, it repeats itself. */
@@ -239,9 +223,8 @@ export class ReadYourWrites {
     this.pruner = setInterval(() => void prune(), everyMs).unref();
   }
 
-  async stop(): Promise<void> {
+  stop(): void {
     clearInterval(this.pruner);
-    await this.issued.flush();
   }
 
   private count(route: Route): void {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BookingEventBus, FEED_CHECK_INTERVAL_MS } from '../../../src/modules/booking-events/booking-event-bus.js';
 import { LATEST_EVENTS } from '../../../src/modules/booking-events/sql/booking-event.sql.js';
+import { AfterCommit } from '../../../src/platform/db/after-commit.js';
 import { Notifications } from '../../../src/platform/db/notifications.js';
 import { Statements } from '../../../src/platform/db/statements.js';
 import { createLogger } from '../../../src/platform/logger.js';
@@ -24,7 +25,8 @@ describe('live feeds starting together', () => {
     agents = [];
     for (let i = 0; i < AGENTS; i++) agents.push(await createAgent(t, root));
     const logger = createLogger('silent');
-    bus = new BookingEventBus(new Notifications(t.databaseUrl, t.config.databaseTimeouts, logger), await Statements.forOrm(t.orm), logger);
+    const statements = await Statements.forOrm(t.orm);
+    bus = new BookingEventBus(new Notifications(t.databaseUrl, t.config.databaseTimeouts, logger), new AfterCommit(statements.pool, logger), statements, logger);
   });
   afterAll(async () => {
     bus.close();
