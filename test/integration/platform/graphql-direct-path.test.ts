@@ -57,7 +57,7 @@ describe('GraphQL over HTTP: the direct path answers as Apollo Server does', () 
   beforeAll(async () => {
     // Costs reported, not enforced: an answer's `extensions.cost` then holds no budget, which each process counts its own way.
     const env = { METRICS_TOKEN, GRAPHQL_COST_PER_MIN: '0', GRAPHQL_TRUSTED_DOCUMENTS_ONLY: 'anonymous' };
-    direct = await startTestApp({ env });
+    direct = await startTestApp({ jobs: false, env });
     owner = await bootstrapAgent(direct, 'owner');
     stranger = await createAgent(direct, owner, 'stranger');
     await createAgent(direct, owner, 'child');
@@ -144,7 +144,7 @@ describe('GraphQL over HTTP with a cost budget: the direct path charges and refu
 
   beforeAll(async () => {
     const env = { METRICS_TOKEN, GRAPHQL_COST_PER_MIN: '100' };
-    direct = await startTestApp({ env });
+    direct = await startTestApp({ jobs: false, env });
     const root = await bootstrapAgent(direct, 'root');
     apollo = await startTestApp({ databaseUrl: direct.databaseUrl, jobs: false, env: { ...env, GRAPHQL_HTTP_DIRECT: 'off' } });
     // A caller of its own on each server: each answer reports what is left of that caller's budget.
