@@ -26,6 +26,7 @@ import { Migration20261126120000_buffers_holds_versions } from './Migration20261
 import { Migration20261126200000_booking_change_feed } from './Migration20261126200000_booking_change_feed.js';
 import { Migration20261126210000_rate_limits_unlogged } from './Migration20261126210000_rate_limits_unlogged.js';
 import { Migration20261127010000_day_slot_counts } from './Migration20261127010000_day_slot_counts.js';
+import { Migration20261127050000_common_working_time } from './Migration20261127050000_common_working_time.js';
 
 /**
  * Every migration, oldest first. Migrations are forward-only SQL read by a human before merge; the
@@ -63,4 +64,5 @@ export const migrations = [
   { name: 'Migration20261126200000_booking_change_feed', class: Migration20261126200000_booking_change_feed },
   { name: 'Migration20261126210000_rate_limits_unlogged', class: Migration20261126210000_rate_limits_unlogged },
   { name: 'Migration20261127010000_day_slot_counts', class: Migration20261127010000_day_slot_counts },
+  { name: 'Migration20261127050000_common_working_time', class: Migration20261127050000_common_working_time },
 ];
