@@ -700,7 +700,7 @@ CREATE OR REPLACE FUNCTION public.agent_working_ranges(p_rules availability_rule
  STABLE
  SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
-  select w.ranges from working_ranges_of(array[p_rules], p_from, p_to) as w;
+  select w.ranges from common_working_ranges(array[p_rules], p_from, p_to) as w;
 $function$
 ;
 
@@ -1150,6 +1150,84 @@ AS $function$
          (select max(p.id) from booking_events p
            where p.agent_id = e.agent_id and p.id < e.id and p.type = any (w.events) and p.created_at >= w.created_at)
     from leased l join webhooks w on w.id = l.webhook_id join booking_events e on e.id = l.event_id;
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.common_working_ranges(p_rules availability_rules[], p_from timestamp with time zone, p_to timestamp with time zone)
+ RETURNS TABLE(ranges tstzmultirange)
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select range_intersect_agg(per_zone.ranges)
+    from (select distinct rules.time_zone from unnest(p_rules) as rules) as zone_of
+   cross join lateral (
+     -- The window's local dates in the zone; its offset at each local midnight from the day before the first to the
+     -- one after the day after the last (local midnights read as UTC instants, as the offsets below compare them); the
+     -- instants of the changes between them.
+     select window_days.first_day, window_days.last_day, timezone('UTC', window_days.first_day::timestamp) as first_midnight, midnight.offsets,
+            array(select zone_offset_change(zone_of.time_zone, timezone('UTC', k.at), timezone('UTC', k.at + interval '1 day'))
+                    from generate_series(window_days.first_day::timestamp - interval '1 day', window_days.last_day::timestamp + interval '1 day', interval '1 day')
+                         with ordinality as k(at, n)
+                   where midnight.offsets[k.n] <> midnight.offsets[k.n + 1]) as changes
+       from (select (p_from at time zone zone_of.time_zone)::date as first_day, (p_to at time zone zone_of.time_zone)::date as last_day) window_days
+      cross join lateral (
+        select array(select timezone(zone_of.time_zone, timezone('UTC', m.at)) - m.at
+                       from generate_series(window_days.first_day::timestamp - interval '1 day', window_days.last_day::timestamp + interval '2 days',
+                                            interval '1 day') as m(at)) as offsets
+         offset 0
+      ) midnight
+      offset 0
+   ) zone
+   cross join lateral (
+     select coalesce((
+       with weekly as materialized (
+         -- Each ISO weekday's hours common to the zone's agents (no weekly hours: the whole day).
+         select w.isodow::int as isodow, range_intersect_agg(coalesce(w.hours, '{[0,1440)}'::int4multirange)) as hours
+           from unnest(p_rules) as rules
+          cross join lateral unnest(coalesce(rules.weekly_hours, array_fill(null::int4multirange, array[7]))) with ordinality as w(hours, isodow)
+          where rules.time_zone = zone_of.time_zone
+          group by w.isodow
+       ), overridden as materialized (
+         -- The window's dates some agent of the zone overrides, and each agent's hours that date, intersected.
+         select overridden_on.on_date,
+                range_intersect_agg(coalesce(o.hours, rules.weekly_hours[extract(isodow from overridden_on.on_date)::int], '{[0,1440)}'::int4multirange)) as hours
+           from (select distinct o.on_date
+                   from unnest(p_rules) as rules
+                   join availability_overrides o on o.agent_id = rules.agent_id and o.on_date between zone.first_day and zone.last_day
+                  where rules.time_zone = zone_of.time_zone) overridden_on
+          cross join unnest(p_rules) as rules
+           left join availability_overrides o on o.agent_id = rules.agent_id and o.on_date = overridden_on.on_date
+          where rules.time_zone = zone_of.time_zone
+          group by overridden_on.on_date
+       )
+       select range_agg(
+                case when local.offset_before = local.offset_after
+                     then tstzmultirange(tstzrange(local.starts - local.offset_before, local.ends - local.offset_before, '[)'))
+                     else tstzmultirange(tstzrange(local.starts - local.offset_before, local.ends - local.offset_before, '[)') * tstzrange(null, local.change, '[)'))
+                        + tstzmultirange(tstzrange(local.starts - local.offset_after, local.ends - local.offset_after, '[)') * tstzrange(local.change, null, '[)')) end)
+         from (
+           -- n: the date's place in the window (0 for the first).
+           select d.n, coalesce(overridden.hours, weekly.hours) as hours
+             from generate_series(0, zone.last_day - zone.first_day) as d(n)
+             join weekly on weekly.isodow = extract(isodow from zone.first_day + d.n)::int
+             left join overridden on overridden.on_date = zone.first_day + d.n
+         ) day_hours
+        cross join lateral unnest(day_hours.hours) as h(minutes)
+        cross join lateral (
+          -- The interval's wall-clock times read as UTC instants (plain arithmetic from the first midnight's: a day is
+          -- 24 hours there), the offsets at the midnights beginning the day before and ending the day after, and (only
+          -- read when they differ) the change between them.
+          select zone.first_midnight + make_interval(hours => 24 * day_hours.n, mins => lower(h.minutes)) as starts,
+                 zone.first_midnight + make_interval(hours => 24 * day_hours.n, mins => upper(h.minutes)) as ends,
+                 zone.offsets[day_hours.n + 1] as offset_before,
+                 zone.offsets[day_hours.n + 4] as offset_after,
+                 (select c from unnest(zone.changes) as c
+                   where c > zone.first_midnight + make_interval(hours => 24 * (day_hours.n - 1))
+                     and c <= zone.first_midnight + make_interval(hours => 24 * (day_hours.n + 2))
+                   limit 1) as change
+        ) local
+     ), '{}'::tstzmultirange) * tstzmultirange(tstzrange(p_from, p_to, '[)')) as ranges
+   ) per_zone;
 $function$
 ;
 
@@ -1739,7 +1817,7 @@ begin
   if v_local_end <= (v_day + 1)::timestamp
      and timezone(p_rules.time_zone, timezone('UTC', (v_day - 1)::timestamp)) - (v_day - 1)::timestamp
          = timezone(p_rules.time_zone, timezone('UTC', (v_day + 2)::timestamp)) - (v_day + 2)::timestamp then
-    -- Inside one local day with no change of offset from the day before to the day after: working_ranges_of reads
+    -- Inside one local day with no change of offset from the day before to the day after: common_working_ranges reads
     -- that day's intervals with one offset, so the slot is working time when its wall-clock minutes lie in one of them.
     select o.hours into v_hours from availability_overrides o where o.agent_id = p_rules.agent_id and o.on_date = v_day;
     if not found then v_hours := coalesce(p_rules.weekly_hours[extract(isodow from v_day)::int], '{[0,1440)}'::int4multirange); end if;
@@ -1912,71 +1990,6 @@ begin
   end if;
   return new;
 end;
-$function$
-;
-
-CREATE OR REPLACE FUNCTION public.working_ranges_of(p_rules availability_rules[], p_from timestamp with time zone, p_to timestamp with time zone)
- RETURNS TABLE(agent_id uuid, ranges tstzmultirange)
- LANGUAGE sql
- STABLE
-AS $function$
-  select rules.agent_id,
-         coalesce((
-           with weekly as materialized (
-             select w.isodow::int as isodow, h.minutes
-               from unnest(coalesce(rules.weekly_hours, array_fill('{[0,1440)}'::int4multirange, array[7]))) with ordinality as w(hours, isodow)
-              cross join lateral unnest(coalesce(w.hours, '{[0,1440)}'::int4multirange)) as h(minutes)
-           )
-           select range_agg(
-                    case when local.offset_before = local.offset_after
-                         then tstzmultirange(tstzrange(local.starts - local.offset_before, local.ends - local.offset_before, '[)'))
-                         else tstzmultirange(tstzrange(local.starts - local.offset_before, local.ends - local.offset_before, '[)') * tstzrange(null, local.change, '[)'))
-                            + tstzmultirange(tstzrange(local.starts - local.offset_after, local.ends - local.offset_after, '[)') * tstzrange(local.change, null, '[)')) end)
-             from (
-               -- n: the day's place in the window (0 for the first).
-               select d.n, weekly.minutes
-                 from generate_series(0, zone.last_day - zone.first_day) as d(n)
-                 join weekly on weekly.isodow = extract(isodow from zone.first_day + d.n)::int
-                where not exists (select 1 from availability_overrides o where o.agent_id = rules.agent_id and o.on_date = zone.first_day + d.n)
-               union all
-               select o.on_date - zone.first_day, h.minutes
-                 from availability_overrides o
-                cross join lateral unnest(o.hours) as h(minutes)
-                where o.agent_id = rules.agent_id and o.on_date between zone.first_day and zone.last_day
-             ) day_hours
-            cross join lateral (
-              -- The interval's wall-clock times read as UTC instants (plain arithmetic from the first midnight's: a day
-              -- is 24 hours there), the offsets at the midnights beginning the day before and ending the day after,
-              -- and (only read when they differ) the change between them.
-              select zone.first_midnight + make_interval(hours => 24 * day_hours.n, mins => lower(day_hours.minutes)) as starts,
-                     zone.first_midnight + make_interval(hours => 24 * day_hours.n, mins => upper(day_hours.minutes)) as ends,
-                     zone.offsets[day_hours.n + 1] as offset_before,
-                     zone.offsets[day_hours.n + 4] as offset_after,
-                     (select c from unnest(zone.changes) as c
-                       where c > zone.first_midnight + make_interval(hours => 24 * (day_hours.n - 1))
-                         and c <= zone.first_midnight + make_interval(hours => 24 * (day_hours.n + 2))
-                       limit 1) as change
-            ) local
-         ), '{}'::tstzmultirange) * tstzmultirange(tstzrange(p_from, p_to, '[)')) as ranges
-    from unnest(p_rules) as rules
-   cross join lateral (
-     -- The window's local dates; the zone's offset at each local midnight from the day before the first to the one
-     -- after the day after the last (local midnights read as UTC instants, as the offsets above compare them); the
-     -- instants of the changes between them.
-     select window_days.first_day, window_days.last_day, timezone('UTC', window_days.first_day::timestamp) as first_midnight, midnight.offsets,
-            array(select zone_offset_change(rules.time_zone, timezone('UTC', k.at), timezone('UTC', k.at + interval '1 day'))
-                    from generate_series(window_days.first_day::timestamp - interval '1 day', window_days.last_day::timestamp + interval '1 day', interval '1 day')
-                         with ordinality as k(at, n)
-                   where midnight.offsets[k.n] <> midnight.offsets[k.n + 1]) as changes
-       from (select (p_from at time zone rules.time_zone)::date as first_day, (p_to at time zone rules.time_zone)::date as last_day) window_days
-      cross join lateral (
-        select array(select timezone(rules.time_zone, timezone('UTC', m.at)) - m.at
-                       from generate_series(window_days.first_day::timestamp - interval '1 day', window_days.last_day::timestamp + interval '2 days',
-                                            interval '1 day') as m(at)) as offsets
-         offset 0
-      ) midnight
-      offset 0
-   ) zone;
 $function$
 ;
 

@@ -4,7 +4,7 @@
  * Glossary
  * - rules: per agent, in its IANA time zone: weekly working hours (several intervals a day), date overrides,
  *   buffers before and after a booking, minimum notice, maximum advance, limits per local day and ISO week.
- * - working time: the instants the hours and overrides cover (working_ranges_of, sql/).
+ * - working time: the instants the hours and overrides cover (common_working_ranges, sql/).
  * - day counts: the slots starting on each local day of an agent with rules (agent_day_slots), kept by triggers, so
  *   limits are read rather than counted.
  * - override: a date whose hours replace the weekly hours of its weekday (none: a day off).
@@ -24,16 +24,16 @@ import { rulesTools } from './mcp/rules.tools.js';
 import { registerRulesRoutes } from './rest/rules.routes.js';
 import { AvailabilityRulesService } from './rules.service.js';
 import { agentWorkingRangesFunction } from './sql/agent-working-ranges.function.js';
+import { commonWorkingRangesFunction } from './sql/common-working-ranges.function.js';
 import { countDaySlotsAfreshTrigger, countDaySlotsTrigger } from './sql/day-slot-counts.trigger.js';
 import { slotAdmittedFunction } from './sql/slot-admitted.function.js';
 import { slotRefusalsFunction } from './sql/slot-refusals.function.js';
-import { workingRangesOfFunction } from './sql/working-ranges-of.function.js';
 import { zoneOffsetChangeFunction } from './sql/zone-offset-change.function.js';
 
 /** The module's functions and triggers, in their current definitions (applied after the migrations). */
 export const availabilityRulesSqlDefinitions = [
   zoneOffsetChangeFunction,
-  workingRangesOfFunction,
+  commonWorkingRangesFunction,
   agentWorkingRangesFunction,
   slotRefusalsFunction,
   slotAdmittedFunction,

@@ -4,7 +4,7 @@ import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factorie
 import { postBooking } from '../../factories/bookings.js';
 import { TestClock } from '../../factories/clock.js';
 import { callTool, connectMcp } from '../../factories/mcp.js';
-import { ConfirmHoldDocument, CreateHoldDocument } from '../../generated/graphql.js';
+import { ConfirmHoldDocument, CreateHoldDocument, FreeBusyDocument, PreviewBookingDocument } from '../../generated/graphql.js';
 import { bearer, startTestApp, type TestApp } from '../../harness.js';
 
 const NOW = '2031-03-01T08:00:00.000Z';
@@ -77,6 +77,25 @@ describe('holds', () => {
       const read = (await t.rest({ method: 'GET', url: `/api/holds/${held.id}`, headers: bearer(agent.token) })).json();
       expect(read).toMatchObject({ status: 'expired', calendars: [{ agentId: agent.id, bookingId: null }] });
       expect(await t.query('select 1 from bookings where hold_id = $1', [held.id])).toEqual([]);
+    } finally {
+      clock.set(NOW);
+    }
+  });
+
+  it('shows a live hold as busy in freeBusy and as a clash in previewBooking, and an expired one as free in both', async () => {
+    const agent = await createAgent(t, root);
+    const booked = { startsAt: '2031-03-10T12:00:00.000Z', endsAt: '2031-03-10T12:30:00.000Z' };
+    expect((await postBooking(t, agent, booked)).statusCode).toBe(201);
+    expect((await hold(agent, { ttlSeconds: HOLD_LIMITS.ttlMinSeconds })).statusCode).toBe(201);
+    const window = { from: '2031-03-10T00:00:00.000Z', to: '2031-03-11T00:00:00.000Z' };
+    const seen = async () => ({
+      busy: (await t.gql(FreeBusyDocument, window, bearer(agent.token))).data!.freeBusy.busy,
+      clashes: (await t.gql(PreviewBookingDocument, { input: { agentId: agent.id, ...SLOT } }, bearer(agent.token))).data!.previewBooking.clashingOccurrences,
+    });
+    expect(await seen()).toEqual({ busy: [SLOT, booked], clashes: [SLOT] });
+    clock.set(new Date(new Date(NOW).getTime() + HOLD_LIMITS.ttlMinSeconds * 1000));
+    try {
+      expect(await seen()).toEqual({ busy: [booked], clashes: [] });
     } finally {
       clock.set(NOW);
     }

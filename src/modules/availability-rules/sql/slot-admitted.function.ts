@@ -8,7 +8,7 @@ import { sqlDefinition } from '../../../platform/db/sql-definitions.js';
  * - nothing blocked in the way of the slot widened by the buffers (any slot, even an expired hold's or `p_ignore`'s:
  *   stricter than the overlap and buffer rules);
  * - where the rules bind the caller: notice, advance, and inside working time: for a slot within one local day with
- *   no change of offset from the day before to the day after (where working_ranges_of reads the day with one offset),
+ *   no change of offset from the day before to the day after (where common_working_ranges reads the day with one offset),
  *   its wall-clock minutes inside one of the day's intervals; otherwise agent_working_ranges over the slot;
  * - limits from the day counts (agent_day_slots): the slots starting on the slot's local day (ISO week), expired holds
  *   and `p_ignore` included, so at least the live ones slot_refusals counts, plus the slot itself, within the limit.
@@ -52,7 +52,7 @@ begin
   if v_local_end <= (v_day + 1)::timestamp
      and timezone(p_rules.time_zone, timezone('UTC', (v_day - 1)::timestamp)) - (v_day - 1)::timestamp
          = timezone(p_rules.time_zone, timezone('UTC', (v_day + 2)::timestamp)) - (v_day + 2)::timestamp then
-    -- Inside one local day with no change of offset from the day before to the day after: working_ranges_of reads
+    -- Inside one local day with no change of offset from the day before to the day after: common_working_ranges reads
     -- that day's intervals with one offset, so the slot is working time when its wall-clock minutes lie in one of them.
     select o.hours into v_hours from availability_overrides o where o.agent_id = p_rules.agent_id and o.on_date = v_day;
     if not found then v_hours := coalesce(p_rules.weekly_hours[extract(isodow from v_day)::int], '{[0,1440)}'::int4multirange); end if;

@@ -3,7 +3,7 @@ import { sqlDefinition } from '../../../platform/db/sql-definitions.js';
 /**
  * The instant a zone's UTC offset changes inside (p_from, p_to], to the second (zones change on whole seconds), or
  * null when the offset at p_to is the one at p_from; with more than one change in between, one of them. Halves the
- * span to the second: about 18 steps for a day. working_ranges_of calls it once per change in a window.
+ * span to the second: about 18 steps for a day. common_working_ranges calls it once per change in a window and zone.
  */
 export const zoneOffsetChangeFunction = sqlDefinition(
   'zone_offset_change',

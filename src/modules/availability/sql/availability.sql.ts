@@ -16,7 +16,7 @@ export interface AvailabilityRow {
  * Common free slots of the caller and other agents in one round trip, with the visibility rule and every agent's
  * availability rules in the same statement. Hand-written because it is range arithmetic the ORM cannot express, and
  * one statement (planned once per connection) is the whole request. The rules are read as the writers read them:
- * the same building blocks as `slot_refusals` (working_ranges_of, the live-slot test, the period counts), so a slot
+ * the same building blocks as `slot_refusals` (common_working_ranges, the live-slot test, the period counts), so a slot
  * listed here is one a writer would admit at this moment.
  *
  * - `asked`: each other agent, and whether it shares with the caller (the free/busy rule of the access
@@ -32,8 +32,9 @@ export interface AvailabilityRow {
  *   in end order they are in start order too, and those reaching into [from, to) are found by two range scans of
  *   `booking_slots_agent_blocked_idx` per agent, index only. At most `maxBookedSlots + 1` in all, so a crowded
  *   window costs a bounded scan and is reported. Merged with `range_agg` into one multirange.
- * - `room`: the window, within the working time of every agent the rules bind (working_ranges_of, evaluated once for
- *   all of them and inlined here), minus `busy`; each of its ranges gives the starts whose slot fits in it,
+ * - `room`: the window, within the working time common to every agent the rules bind (common_working_ranges,
+ *   evaluated once for all of them and inlined here; agents in one zone are intersected on the wall clock, before
+ *   their hours become instants), minus `busy`; each of its ranges gives the starts whose slot fits in it,
  *   [lower, upper − duration].
  * - `starts`: those starts, within every bound agent's notice and advance ([now + notice, now + advance]), minus the
  *   local days and ISO weeks in which a bound agent with a limit already has that many live slots starting, read
@@ -43,7 +44,7 @@ export interface AvailabilityRow {
  *
  * Ten agents with 500 slots each in a month of a 1,000-agent installation, no rules: about as many buffers as
  * before rules (two index-only scans per agent); with rules, one index range scan of about 35 day counts per agent
- * with a limit, and the working time of 31 days per agent (bench S13).
+ * with a limit, and the working time of 31 days once per zone (bench S13: one zone).
  */
 export const AVAILABILITY = namedStatement<
   [
@@ -97,9 +98,9 @@ export const AVAILABILITY = namedStatement<
          or exists (select 1 from holds h where h.id = slot.hold_id and h.expires_at > $9::timestamptz and h.confirmed_at is null
                                              and h.released_at is null and h.holder_agent_id <> $1::uuid)
    ), working as (
-     select range_intersect_agg(w.ranges) as ranges
+     select w.ranges
        from (select array_agg(agent.rules) as rules from agent where agent.binds) bound
-      cross join lateral working_ranges_of(bound.rules, $3::timestamptz, $4::timestamptz) as w
+      cross join lateral common_working_ranges(bound.rules, $3::timestamptz, $4::timestamptz) as w
    ), room as (
      select range_agg(tstzrange(lower(f.r), upper(f.r) - make_interval(mins => $5::int), '[]')) as starts
        from busy, working,

@@ -121,11 +121,14 @@ export const BOOKING_BY_ID = namedStatement<[bookingId: string], BookingRow>('bo
 const slotOverlaps = (alias: string, range: string) =>
   `${alias}.agent_id = $1 and tstzrange(${alias}.blocked_from, ${alias}.blocked_until, '[)') && ${range} and tstzrange(${alias}.starts_at, ${alias}.ends_at, '[)') && ${range}`;
 
-/** The agent's live slots (bookings and live holds) overlapping [from, to) (`freeBusy`). */
+/**
+ * The agent's live slots (bookings and live holds) overlapping [from, to) (`freeBusy`). A booking's slot is live
+ * without asking `slot_is_live`, which PostgreSQL calls rather than inlines (a month of 500 slots: 6 → 2 ms).
+ */
 export const SLOTS_IN_WINDOW = namedStatement<[agentId: string, from: Date, to: Date, limit: number, now: Date], { starts_at: Date | string; ends_at: Date | string }>(
   'slots_in_window',
   `select s.starts_at, s.ends_at from booking_slots s
-    where ${slotOverlaps('s', "tstzrange($2::timestamptz, $3::timestamptz, '[)')")} and slot_is_live(s.hold_id, $5::timestamptz)
+    where ${slotOverlaps('s', "tstzrange($2::timestamptz, $3::timestamptz, '[)')")} and (s.hold_id is null or slot_is_live(s.hold_id, $5::timestamptz))
     order by s.starts_at
     limit $4`,
   { servedByReplica: true },
@@ -191,13 +194,14 @@ export const BOOKINGS_FROM_START = namedStatement<
 
 /**
  * A planned booking's occurrences, as `previewBooking` checks them against the calendar: each widened by the agent's
- * buffers (what it would block), against the live slots' blocked ranges, as the exclusion constraint compares them.
+ * buffers (what it would block), against the live slots' blocked ranges, as the exclusion constraint compares them
+ * (only held slots ask `slot_is_live`, as in SLOTS_IN_WINDOW).
  */
 const PLANNED_OCCURRENCES = `jsonb_to_recordset($2::jsonb) as o(starts_at timestamptz, ends_at timestamptz)
    cross join (select make_interval(mins => coalesce(max(r.buffer_before_minutes), 0)) as before, make_interval(mins => coalesce(max(r.buffer_after_minutes), 0)) as after
                  from availability_rules r where r.agent_id = $1) buffers`;
 const OVERLAPS_OCCURRENCE = `s.agent_id = $1 and tstzrange(s.blocked_from, s.blocked_until, '[)') && tstzrange(o.starts_at - buffers.before, o.ends_at + buffers.after, '[)')
-   and slot_is_live(s.hold_id, $3::timestamptz)`;
+   and (s.hold_id is null or slot_is_live(s.hold_id, $3::timestamptz))`;
 
 /** The planned occurrences that some live slot of the agent is in the way of (at most one row per occurrence). */
 export const CLASHING_OCCURRENCES = namedStatement<[agentId: string, occurrences: string, now: Date], { starts_at: Date; ends_at: Date }>(
