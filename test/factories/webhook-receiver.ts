@@ -22,9 +22,9 @@ export interface WebhookReceiver {
 
 /**
  * A real HTTP receiver on loopback. `respond` decides each answer by the request's ordinal:
- * a status code, or 'hang' to never answer.
+ * a status code, 'hang' to never answer, or a promise of a status code to answer when it settles.
  */
-export async function startWebhookReceiver(respond: (hit: number) => number | 'hang' = () => 204): Promise<WebhookReceiver> {
+export async function startWebhookReceiver(respond: (hit: number) => number | 'hang' | Promise<number> = () => 204): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
   const hitHeaders: IncomingHttpHeaders[] = [];
   let hits = 0;
@@ -39,9 +39,13 @@ export async function startWebhookReceiver(respond: (hit: number) => number | 'h
         hanging.add(() => response.destroy());
         return;
       }
-      if (answer >= 200 && answer < 300) received.push({ headers: request.headers, body, json: JSON.parse(body), at: Date.now() });
-      response.statusCode = answer;
-      response.end();
+      const reply = (status: number) => {
+        if (status >= 200 && status < 300) received.push({ headers: request.headers, body, json: JSON.parse(body), at: Date.now() });
+        response.statusCode = status;
+        response.end();
+      };
+      if (typeof answer === 'number') reply(answer);
+      else void answer.then(reply);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -147,6 +147,11 @@ export class WebhookService {
   private deliveriesRunningLow: () => void = () => undefined;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly inFlightByWebhook = new Map<string, number>();
+  /**
+   * The last claim of this process's dispatcher took every place it asked for: more may be due, so queued
+   * events need not become deliveries yet. A claim that comes up short clears it and wakes the fan-out.
+   */
+  private dispatcherSupplied = false;
   /** Aborted at shutdown: attempts in flight stop waiting for their receivers. */
   private readonly shutdown = new AbortController();
   private readonly recentAttempts = new RecentTotals<WebhookAttemptOutcome>(RECENT_WINDOW_SECONDS);
@@ -296,6 +301,9 @@ export class WebhookService {
    * batch (more may be queued); wakes the dispatcher when it created any.
    */
   async fanOutQueuedEvents(): Promise<boolean> {
+    // Every commit with deliveries wakes the fan-out; while the dispatcher is supplied, its statement would only
+    // count the due deliveries (up to FAN_OUT_DUE_BELOW of them, ~1.5 ms) and take nothing.
+    if (this.dispatcherSupplied) return false;
     const [row] = await this.statements.rows(FAN_OUT_EVENTS, [this.clock.now(), this.busyWebhooks(), FAN_OUT_DUE_BELOW, FAN_OUT_EVENTS_PER_PASS]);
     const taken = row?.taken ?? 0;
     if (taken > 0) this.deliveriesDue();
@@ -327,6 +335,7 @@ export class WebhookService {
         });
       this.inFlight.set(delivery.id, attempt);
     }
+    this.dispatcherSupplied = claimed.length === free;
     if (claimed.length < free) this.deliveriesRunningLow();
     return claimed.length === free;
   }

@@ -448,6 +448,47 @@ describe('the outbox', () => {
   });
 });
 
+describe('the fan-out while the dispatcher is supplied', () => {
+  it('runs no fan-out statement for commits while every claim gets what it asks for, then fans out and delivers everything', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<number>((resolve) => (release = () => resolve(204)));
+    const hook = await startWebhookReceiver(() => held);
+    const app = await startTestApp();
+    try {
+      const agent = await bootstrapAgent(app);
+      // Ten endpoints, four attempts in flight each: more than the 32 places of a dispatcher.
+      for (let n = 0; n < 10; n++) {
+        expect((await app.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(agent.token), payload: { url: `${hook.url}?n=${n}` } })).statusCode).toBe(201);
+      }
+      let hour = 0;
+      const book = async () => {
+        const start = new Date(Date.UTC(2034, 0, 1) + hour++ * 3_600_000);
+        await createBooking(app, agent, start.toISOString(), new Date(start.getTime() + 1_800_000).toISOString());
+      };
+      for (let i = 0; i < 6; i++) await book();
+      // Every place holds an attempt the receiver has not answered; the last claim took all it asked for.
+      await eventually(async () => (hook.hits >= 32 ? true : undefined));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(hook.hits).toBe(32);
+
+      app.sql.reset();
+      for (let i = 0; i < 5; i++) await book();
+      await new Promise((resolve) => setTimeout(resolve, 1_500)); // past the fan-out's periodic pass
+      expect(app.sql.statements.filter((statement) => statement.includes('fan_out_webhook_events'))).toEqual([]);
+
+      // Answered, the dispatcher claims until the due run out, then the queued events fan out: all 110 arrive once.
+      release();
+      await hook.waitFor(110, 30_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(hook.received).toHaveLength(110);
+    } finally {
+      release();
+      await app.close();
+      await hook.close();
+    }
+  }, 60_000);
+});
+
 describe('deliveries created just in time', () => {
   let quiet: TestApp;
   let root: AgentWithToken;
