@@ -49,6 +49,11 @@ const IN_FLIGHT_PER_WEBHOOK = 4;
 const FAN_OUT_DUE_BELOW = 256;
 /** Events turned into deliveries per fan-out statement (up to 20 deliveries each). */
 const FAN_OUT_EVENTS_PER_PASS = 64;
+/**
+ * While the dispatcher is supplied, the fan-out still runs this often: an event for a healthy endpoint then waits at
+ * most this long behind other endpoints' backlog and retries, which the dispatcher claims first.
+ */
+const FAN_OUT_SUPPLIED_EVERY_MS = 1_000;
 
 /** How long past the receiver timeout a claimed delivery stays leased to the process that claimed it. */
 const DELIVERY_LEASE_MARGIN_MS = 10_000;
@@ -152,6 +157,7 @@ export class WebhookService {
    * events need not become deliveries yet. A claim that comes up short clears it and wakes the fan-out.
    */
   private dispatcherSupplied = false;
+  private lastFanOutAt = 0;
   /** Aborted at shutdown: attempts in flight stop waiting for their receivers. */
   private readonly shutdown = new AbortController();
   private readonly recentAttempts = new RecentTotals<WebhookAttemptOutcome>(RECENT_WINDOW_SECONDS);
@@ -303,7 +309,9 @@ export class WebhookService {
   async fanOutQueuedEvents(): Promise<boolean> {
     // Every commit with deliveries wakes the fan-out; while the dispatcher is supplied, its statement would only
     // count the due deliveries (up to FAN_OUT_DUE_BELOW of them, ~1.5 ms) and take nothing.
-    if (this.dispatcherSupplied) return false;
+    const now = Date.now();
+    if (this.dispatcherSupplied && now - this.lastFanOutAt < FAN_OUT_SUPPLIED_EVERY_MS) return false;
+    this.lastFanOutAt = now;
     const [row] = await this.statements.rows(FAN_OUT_EVENTS, [this.clock.now(), this.busyWebhooks(), FAN_OUT_DUE_BELOW, FAN_OUT_EVENTS_PER_PASS]);
     const taken = row?.taken ?? 0;
     if (taken > 0) this.deliveriesDue();

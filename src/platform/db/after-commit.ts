@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from '../logger.js';
+import { isServerError } from './pg-errors.js';
 import { WriteBatcher } from './write-batcher.js';
 
 /** Items sent in one statement at most (a notification's payload is at most 8,000 bytes). */
@@ -22,9 +23,10 @@ type AfterCommitItem =
  * A NOTIFY is not sent inside the write's transaction: PostgreSQL lets one notifying transaction commit
  * at a time, installation-wide, so every write would queue behind every other's commit.
  *
- * A failing notification (one PostgreSQL refuses, a full notification queue) must not cost a write its
- * answer: the statement is then sent again without the notifications, which are dropped and logged.
- * Notifications are best effort anyway: a listener catches up from the data itself.
+ * A notification PostgreSQL refuses (a payload over its limit, a full notification queue) must not cost a
+ * write its answer: the statement is then sent again without the notifications, which are dropped and
+ * logged. Notifications are best effort anyway: a listener catches up from the data itself. Any other
+ * failure (the database unreachable) fails the batch's tokens at once, as a write's own statement would.
  */
 export class AfterCommit {
   private readonly batcher = new WriteBatcher<AfterCommitItem, string>((items) => this.send(items), AFTER_COMMIT_BATCH);
@@ -55,27 +57,37 @@ export class AfterCommit {
     try {
       return await this.statement(credentials, notifications);
     } catch (error) {
-      if (notifications.length === 0) throw error;
-      this.logger.warn({ err: error, dropped: notifications.length }, 'sending notifications failed');
-      if (notifications.length === items.length) return '';
+      if (notifications.length > 0) this.logger.warn({ err: error, dropped: notifications.length }, 'sending notifications failed');
+      const refusedNotification = notifications.length > 0 && isServerError(error);
+      if (!refusedNotification || notifications.length === items.length) throw error;
       return this.statement(credentials, []);
     }
   }
 
   private async statement(credentials: string[], notifications: { channel: string; payload: string }[]): Promise<string> {
-    const { rows } = await this.pool.query<{ position: string }>({
-      name: 'after_commit',
-      text: `with now_at as (select pg_current_wal_insert_lsn() as position),
-                remembered as (
-                  insert into consistency_tokens (credential_hash, position, written_at)
-                  select credential, now_at.position, now() from unnest($1::text[]) as credential, now_at
-                  on conflict (credential_hash) do update
-                    set position = greatest(consistency_tokens.position, excluded.position), written_at = excluded.written_at
-                  returning 1),
-                notified as (select count(pg_notify(n.channel, n.payload)) as sent from unnest($2::text[], $3::text[]) as n(channel, payload))
-             select now_at.position::text as position from now_at, notified`,
-      values: [credentials, notifications.map((notification) => notification.channel), notifications.map((notification) => notification.payload)],
-    });
-    return rows[0]!.position;
+    // Not `pool.query`: it discards the connection on any error, and a refused notification leaves it as good as it was.
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      const { rows } = await client.query<{ position: string }>({
+        name: 'after_commit',
+        text: `with now_at as (select pg_current_wal_insert_lsn() as position),
+                  remembered as (
+                    insert into consistency_tokens (credential_hash, position, written_at)
+                    select credential, now_at.position, now() from unnest($1::text[]) as credential, now_at
+                    on conflict (credential_hash) do update
+                      set position = greatest(consistency_tokens.position, excluded.position), written_at = excluded.written_at
+                    returning 1),
+                  notified as (select count(pg_notify(n.channel, n.payload)) as sent from unnest($2::text[], $3::text[]) as n(channel, payload))
+               select now_at.position::text as position from now_at, notified`,
+        values: [credentials, notifications.map((notification) => notification.channel), notifications.map((notification) => notification.payload)],
+      });
+      return rows[0]!.position;
+    } catch (error) {
+      if (!isServerError(error)) broken = error as Error;
+      throw error;
+    } finally {
+      client.release(broken);
+    }
   }
 }

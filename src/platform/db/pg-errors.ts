@@ -27,6 +27,11 @@ function pgFields(error: unknown): PgErrorFields | undefined {
 }
 
 /** The name of the unique, exclusion or check constraint that `error` reports, if it is such a violation. */
+/** An error PostgreSQL sent (it has a severity); anything else may have broken the connection. */
+export function isServerError(error: unknown): boolean {
+  return typeof (error as { severity?: unknown } | null)?.severity === 'string';
+}
+
 export function violatedConstraint(error: unknown): string | undefined {
   const fields = pgFields(error);
   if (fields?.code !== UNIQUE_VIOLATION && fields?.code !== EXCLUSION_VIOLATION && fields?.code !== CHECK_VIOLATION) return undefined;

@@ -1,11 +1,8 @@
 import type pg from 'pg';
 import type { Orm } from './orm.js';
+import { isServerError } from './pg-errors.js';
 import { replicaRead } from './read-your-writes.js';
 
-/** An error PostgreSQL sent (it has a severity); anything else may have broken the connection. */
-function isServerError(error: unknown): boolean {
-  return typeof (error as { severity?: unknown } | null)?.severity === 'string';
-}
 
 /**
  * A hot-path SQL statement with a name. PostgreSQL parses and plans a named statement once per

@@ -84,8 +84,8 @@ describe('bookingEvents subscription', () => {
     const before = await book(agent);
     await subscription.waitFor(1);
 
-    // A second process writes while every LISTEN connection is cut: its announcement is lost, and
-    // this process must find the event in the log once its connection is back.
+    // A second process writes while every LISTEN connection is cut: its announcement reaches no listener
+    // (they reconnect after 1 s), and this process must find the event in the log once its connection is back.
     const writer = await startTestApp({ databaseUrl: t.databaseUrl, jobs: false });
     try {
       const terminated = await t.query<{ ok: boolean }>(

@@ -24,9 +24,11 @@ describe('after commit', () => {
   beforeAll(async () => {
     t = await startTestApp({ jobs: false });
     pool = new pg.Pool({ connectionString: t.databaseUrl, max: 2 });
-    // Counts what the pool is asked to run: the statements the class sends.
-    const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-    (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => (statementsSent++, query(...args));
+    // Counts the statements the class sends: each on a connection it takes from the pool for it.
+    pool.on('connect', (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => (statementsSent++, query(...args));
+    });
     listener = new pg.Client({ connectionString: t.databaseUrl });
     await listener.connect();
     listener.on('notification', (message) => heard.push(message.payload ?? ''));
@@ -49,7 +51,13 @@ describe('after commit', () => {
     statementsSent = 0;
     afterCommit.notify(CHANNEL, 'one');
     afterCommit.notify(CHANNEL, 'two');
-    const tokens = await Promise.all([afterCommit.walPositionAfterCommit('credential-a'), afterCommit.walPositionAfterCommit('credential-b'), afterCommit.walPositionAfterCommit(undefined)]);
+    // One caller's writes finishing together name its credential twice in one batch.
+    const tokens = await Promise.all([
+      afterCommit.walPositionAfterCommit('credential-a'),
+      afterCommit.walPositionAfterCommit('credential-b'),
+      afterCommit.walPositionAfterCommit('credential-a'),
+      afterCommit.walPositionAfterCommit(undefined),
+    ]);
     expect(statementsSent).toBe(1);
     expect(new Set(tokens).size).toBe(1);
     expect(position(tokens[0]!)).toBeGreaterThan(position(before!.position));
@@ -74,6 +82,22 @@ describe('after commit', () => {
     await afterCommit.flush();
     for (let waited = 0; heard.length < 1 && waited < 5000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(heard).toEqual(['next']);
+  });
+
+  it('fails the tokens at once when the database cannot be reached, without sending the statement twice', async () => {
+    const unreachable = new pg.Pool({ connectionString: 'postgres://nobody:nothing@127.0.0.1:9/none', connectionTimeoutMillis: 2_000 });
+    let attempts = 0;
+    unreachable.on('error', () => undefined);
+    const connect = unreachable.connect.bind(unreachable) as () => Promise<pg.PoolClient>;
+    (unreachable as unknown as { connect: () => Promise<pg.PoolClient> }).connect = () => (attempts++, connect());
+    try {
+      const afterCommit = new AfterCommit(unreachable, logger);
+      afterCommit.notify(CHANNEL, 'lost');
+      await expect(afterCommit.walPositionAfterCommit('credential-d')).rejects.toThrow(/ECONNREFUSED|connect/);
+      expect(attempts).toBe(1);
+    } finally {
+      await unreachable.end();
+    }
   });
 
   it('a batch of notifications only that fails throws nowhere', async () => {
