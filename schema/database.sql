@@ -1395,7 +1395,7 @@ AS $function$
     returning f.event_id
   ), created as (
     insert into webhook_deliveries (id, webhook_id, event_id, status, attempts, next_attempt_at, created_at)
-    select time_ordered_uuid(), w.id, e.id, 'pending', 0, e.created_at, e.created_at
+    select gen_random_uuid(), w.id, e.id, 'pending', 0, e.created_at, e.created_at
       from taken t
       join booking_events e on e.id = t.event_id
       join webhooks w on w.agent_id = e.agent_id and e.type = any (w.events)
@@ -1938,21 +1938,6 @@ begin
            order by rank, starts_at limit p_max) first_reasons;
   return v_reasons;
 end
-$function$
-;
-
-CREATE OR REPLACE FUNCTION public.time_ordered_uuid()
- RETURNS uuid
- LANGUAGE sql
- PARALLEL SAFE
-AS $function$
-  select encode(
-           set_bit(set_bit(
-             overlay(uuid_send(gen_random_uuid())
-                     placing substring(int8send(floor(extract(epoch from clock_timestamp()) * 1000)::bigint) from 3)
-                     from 1 for 6),
-             52, 1), 53, 1),
-           'hex')::uuid;
 $function$
 ;
 

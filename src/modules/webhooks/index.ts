@@ -26,7 +26,6 @@ import { DELIVER_WEBHOOK_TASK, WEBHOOK_ATTEMPT_OUTCOMES, WebhookService, type We
 import { webhooksPerAgentLimitTrigger } from './sql/webhooks-per-agent-limit.trigger.js';
 import { claimWebhookDeliveriesFunction } from './sql/claim-webhook-deliveries.function.js';
 import { recordWebhookAttemptsFunction } from './sql/record-webhook-attempts.function.js';
-import { timeOrderedUuidFunction } from './sql/time-ordered-uuid.function.js';
 import { fanOutWebhookEventsFunction } from './sql/fan-out-webhook-events.function.js';
 
 export { WEBHOOK_CURSOR_HEADERS, type WebhookFailureKind, type WebhookHealth, type WebhookService, type WebhookSettings } from './webhook.service.js';
@@ -35,7 +34,7 @@ export const webhooksEntities = [Webhook, WebhookDelivery, WebhookAttempt];
 export const webhooksResolvers = [WebhookResolver];
 
 /** The module's functions and triggers, in their current definitions (applied after the migrations). */
-export const webhooksSqlDefinitions = [timeOrderedUuidFunction, webhooksPerAgentLimitTrigger, claimWebhookDeliveriesFunction, recordWebhookAttemptsFunction, fanOutWebhookEventsFunction];
+export const webhooksSqlDefinitions = [webhooksPerAgentLimitTrigger, claimWebhookDeliveriesFunction, recordWebhookAttemptsFunction, fanOutWebhookEventsFunction];
 
 export interface WebhooksDeps {
   em: EntityManager;

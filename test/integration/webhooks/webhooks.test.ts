@@ -529,30 +529,6 @@ describe('deliveries created just in time', () => {
     expect(await fanOut(1000, 10)).toBe(0); // nothing is fanned out twice
   });
 
-  it('gives deliveries time-ordered ids: UUID version 7, their first 48 bits the time in milliseconds', async () => {
-    const ids: { id: string; at: number }[] = [];
-    for (let i = 0; i < 3; i++) {
-      const before = Date.now();
-      const [row] = await quiet.query<{ id: string }>('select time_ordered_uuid()::text as id');
-      ids.push({ id: row!.id, at: before });
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    for (const { id, at } of ids) {
-      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-      const millis = parseInt(id.replace(/-/g, '').slice(0, 12), 16);
-      expect(millis).toBeGreaterThanOrEqual(at - 1_000); // PostgreSQL's clock and this process's, on one machine
-      expect(millis).toBeLessThanOrEqual(Date.now() + 1_000);
-    }
-    expect([...ids].map((entry) => entry.id).sort()).toEqual(ids.map((entry) => entry.id));
-    // The fan-out writes them.
-    const agent = await createAgent(quiet, root);
-    await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(agent.token), payload: { url: 'http://127.0.0.1:9/v7' } });
-    await createBooking(quiet, agent, '2031-09-01T09:00:00Z', '2031-09-01T10:00:00Z');
-    await fanOut(1000, 10);
-    const [delivery] = await quiet.query<{ id: string }>('select d.id::text from webhook_deliveries d join webhooks w on w.id = d.webhook_id where w.agent_id = $1', [agent.id]);
-    expect(delivery!.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
-  });
-
   it('sends an event to the endpoints registered and enabled when it happened', async () => {
     const owner = await createAgent(quiet, root);
     const early = (await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(owner.token), payload: { url: 'http://127.0.0.1:9/early' } })).json();

@@ -26,7 +26,7 @@ as $$
     returning f.event_id
   ), created as (
     insert into webhook_deliveries (id, webhook_id, event_id, status, attempts, next_attempt_at, created_at)
-    select time_ordered_uuid(), w.id, e.id, 'pending', 0, e.created_at, e.created_at
+    select gen_random_uuid(), w.id, e.id, 'pending', 0, e.created_at, e.created_at
       from taken t
       join booking_events e on e.id = t.event_id
       join webhooks w on w.agent_id = e.agent_id and e.type = any (w.events)
