@@ -33,13 +33,15 @@ begin
   ), attempt as (
     insert into webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
     select r.delivery_id, r.attempt, r.attempted_at, r.status_code, r.error, r.duration_ms from delivery r
+  ), changing as materialized (
+    -- Each endpoint looked up once (as a semi-join it was looked up once per outcome for every outcome).
+    select distinct c.webhook_id from delivery c join webhooks w on w.id = c.webhook_id
+     where c.status = 'failed' or w.consecutive_failures <> 0
   )
   select jsonb_agg(jsonb_build_object('webhook_id', r.webhook_id, 'status', r.status, 'error', r.error, 'finished_at', r.finished_at))
     into v_endpoint_outcomes
-    from delivery r
-   where r.status <> 'pending'
-     and r.webhook_id in (select c.webhook_id from delivery c join webhooks w on w.id = c.webhook_id
-                           where c.status = 'failed' or w.consecutive_failures <> 0);
+    from delivery r join changing on changing.webhook_id = r.webhook_id
+   where r.status <> 'pending';
 
   for a in
     select * from jsonb_to_recordset(coalesce(v_endpoint_outcomes, '[]')) as x(webhook_id uuid, status text, error text, finished_at timestamptz)
