@@ -62,7 +62,10 @@ test('an autocommit write costs one commit record and one WAL flush', async () =
 test('a NOTIFY costs a commit record but no WAL flush, a read neither', async () => {
   const notify = await costOf(() => client.query(`select pg_notify('woken', 'x')`));
   expect(notify.commits).toBe(1);
-  expect(notify.flushes).toBeLessThan(0.1);
+  // Its commit record is flushed later by the WAL writer (every wal_writer_delay, 200 ms), with others: on a
+  // loaded machine, where the 40 take over a second, that is a few flushes in all (0.125 a NOTIFY seen in CI),
+  // against one or more each for a commit that waits for its own.
+  expect(notify.flushes).toBeLessThan(0.5);
 
   const read = await costOf(() => client.query('select count(*) from written'));
   expect(read.commits).toBe(0);
