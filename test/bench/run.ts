@@ -108,6 +108,7 @@ import { createClient, type Client } from 'graphql-ws';
 import pg from 'pg';
 import WebSocket from 'ws';
 import { cpuMsPerRequest, readCpu } from './cpu.js';
+import { seedAvailabilityBookings } from './availability-seed.js';
 import { DbProbe, type DbCost, type WaitShare } from './db-cost.js';
 import { GatewayInspector, type MemoryReading } from './inspector.js';
 import type { FromSubscribers, SocketPlan, StartSubscribers, SubscribersReceipts, SubscribersStatus, ToSubscribers } from './subscribers.js';
@@ -539,7 +540,7 @@ async function seed(db: pg.Pool): Promise<Seeded> {
     `with b as (${bookingsSql} returning id, agent_id, starts_at, ends_at)
      insert into booking_slots (booking_id, agent_id, starts_at, ends_at, blocked_from, blocked_until) select id, agent_id, starts_at, ends_at, starts_at, ends_at from b`;
   const half = Math.ceil(agents.length / 2);
-  const work = [agents.slice(0, half), agents.slice(half)].map((chunk) =>
+  const work: Promise<unknown>[] = [agents.slice(0, half), agents.slice(half)].map((chunk) =>
     db.query(
       withSlots(`insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at, live_until)
        select gen_random_uuid(), a.id, s.at, s.at + interval '30 minutes', 'confirmed', null, '[]', now(), s.at + interval '30 minutes'
@@ -570,19 +571,16 @@ async function seed(db: pg.Pool): Promise<Seeded> {
   if (runs('S8')) {
     availability = await insertAgents(db, S8_AGENTS, rootId, 'bench-s8-');
     await db.query(`update agents set free_busy_visibility = 'anyone' where id = any($1::uuid[])`, [availability.map((agent) => agent.id)]);
-    // Spread evenly, each start moved by 0 to 65 minutes (a hash of agent and index, so every run seeds the same calendars).
     work.push(
-      db.query(
-        withSlots(`insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at, live_until)
-         select gen_random_uuid(), a.id, s.at, s.at + interval '15 minutes', 'confirmed', null, '[]', now(), s.at + interval '15 minutes'
-           from unnest($1::uuid[]) with ordinality as a(id, n)
-          cross join lateral (
-            select date_bin('5 minutes', $2::timestamptz + i * ($3::timestamptz - $2::timestamptz) / $4
-                                         + (abs(hashtext(a.n || ':' || i)) % 14) * interval '5 minutes', timestamptz '2000-01-01') as at
-              from generate_series(0, $4 - 1) i
-          ) s`),
-        [availability.map((agent) => agent.id), S8_FROM, S8_TO, S8_BOOKINGS_PER_AGENT],
-      ),
+      seedAvailabilityBookings(db, {
+        agentIds: availability.map((agent) => agent.id),
+        from: S8_FROM,
+        to: S8_TO,
+        perAgent: S8_BOOKINGS_PER_AGENT,
+        minutes: 15,
+        bufferBefore: 0,
+        bufferAfter: 0,
+      }),
     );
   }
   let ruled: Agent[] = [];
@@ -611,21 +609,15 @@ async function seed(db: pg.Pool): Promise<Seeded> {
     await insertRules(db, ruledAvailability, S13_RULES);
     // As booking_insert writes them: each slot blocks its range widened by the agent's buffers.
     work.push(
-      db.query(
-        `with b as (
-           insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at, live_until)
-           select gen_random_uuid(), a.id, s.at, s.at + make_interval(mins => $5), 'confirmed', null, '[]', now(), s.at + make_interval(mins => $5)
-             from unnest($1::uuid[]) with ordinality as a(id, n)
-            cross join lateral (
-              select date_bin('5 minutes', $2::timestamptz + i * ($3::timestamptz - $2::timestamptz) / $4
-                                           + (abs(hashtext(a.n || ':' || i)) % 14) * interval '5 minutes', timestamptz '2000-01-01') as at
-                from generate_series(0, $4 - 1) i
-            ) s
-           returning id, agent_id, starts_at, ends_at)
-         insert into booking_slots (booking_id, agent_id, starts_at, ends_at, blocked_from, blocked_until)
-         select id, agent_id, starts_at, ends_at, starts_at - make_interval(mins => $6), ends_at + make_interval(mins => $7) from b`,
-        [ruledAvailability.map((agent) => agent.id), S8_FROM, S8_TO, S8_BOOKINGS_PER_AGENT, S13_BOOKING_MINUTES, S13_RULES.bufferBefore, S13_RULES.bufferAfter],
-      ),
+      seedAvailabilityBookings(db, {
+        agentIds: ruledAvailability.map((agent) => agent.id),
+        from: S8_FROM,
+        to: S8_TO,
+        perAgent: S8_BOOKINGS_PER_AGENT,
+        minutes: S13_BOOKING_MINUTES,
+        bufferBefore: S13_RULES.bufferBefore,
+        bufferAfter: S13_RULES.bufferAfter,
+      }),
     );
   }
   await Promise.all(work);

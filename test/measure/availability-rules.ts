@@ -27,6 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { migrations } from '../../migrations/index.js';
+import { seedAvailabilityBookings } from '../bench/availability-seed.js';
 import { AVAILABILITY } from '../../src/modules/availability/sql/availability.sql.js';
 import { entities, sqlDefinitions } from '../../src/modules/index.js';
 import { startEmbeddedPostgres } from '../../src/platform/db/embedded-postgres.js';
@@ -93,21 +94,7 @@ for (const [ids, minutes, after] of [
   [plain, 15, 0],
   [ruled, 10, 5],
 ] as const) {
-  await db.query(
-    `with b as (
-       insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at, live_until)
-       select gen_random_uuid(), a.id, s.at, s.at + make_interval(mins => $5), 'confirmed', null, '[]', now(), s.at + make_interval(mins => $5)
-         from unnest($1::uuid[]) with ordinality as a(id, n)
-        cross join lateral (
-          select date_bin('5 minutes', $2::timestamptz + i * ($3::timestamptz - $2::timestamptz) / $4
-                                       + (abs(hashtext(a.n || ':' || i)) % 14) * interval '5 minutes', timestamptz '2000-01-01') as at
-            from generate_series(0, $4 - 1) i
-        ) s
-       returning id, agent_id, starts_at, ends_at)
-     insert into booking_slots (booking_id, agent_id, starts_at, ends_at, blocked_from, blocked_until)
-     select id, agent_id, starts_at, ends_at, starts_at, ends_at + make_interval(mins => $6) from b`,
-    [ids, FROM, TO, BOOKINGS_PER_AGENT, minutes, after],
-  );
+  await seedAvailabilityBookings(db, { agentIds: ids, from: FROM, to: TO, perAgent: BOOKINGS_PER_AGENT, minutes, bufferBefore: 0, bufferAfter: after });
 }
 // After a checkpoint (the inserts' commit records flushed), so that vacuum marks the pages all-visible and the slots are
 // read index-only, as in the bench.
