@@ -278,7 +278,9 @@ create table webhook_deliveries (
 );
 
 create table webhook_fanout (
-  event_id bigint not null
+  event_id bigint not null,
+  leased_until timestamp with time zone,
+  deliveries integer not null
 );
 
 create table webhooks (
@@ -1123,7 +1125,7 @@ $function$
 ;
 
 CREATE OR REPLACE FUNCTION public.claim_webhook_deliveries(p_now timestamp with time zone, p_lease_until timestamp with time zone, p_limit integer, p_only uuid, p_in_flight uuid[], p_busy_webhooks uuid[], p_per_webhook integer)
- RETURNS TABLE(id uuid, attempts integer, webhook_id uuid, url text, secret text, webhook_disabled boolean, event_id bigint, event_type text, event_created_at timestamp with time zone, booking jsonb, previous jsonb, previous_event_id bigint)
+ RETURNS TABLE(id uuid, attempts integer, webhook_id uuid, url text, secret text, webhook_disabled boolean, event_id bigint, event_type text, event_created_at timestamp with time zone, booking jsonb, previous jsonb, previous_event_id bigint, queued boolean)
  LANGUAGE sql
  SET plan_cache_mode TO 'force_custom_plan'
  SET enable_bitmapscan TO 'off'
@@ -1145,11 +1147,62 @@ AS $function$
   ), leased as (
     update webhook_deliveries d set next_attempt_at = p_lease_until from due where d.id = due.id
     returning d.id, d.attempts, d.webhook_id, d.event_id
+  ), places as (
+    select greatest(p_limit - (select count(*) from due), 0) as n
+  ), cut as (
+    -- The oldest claimable events that start within the places left (each brings about `deliveries`); locked next.
+    select c.event_id from (
+      select q.event_id, sum(q.deliveries) over (order by q.event_id) - q.deliveries as before_event
+        from (select q.event_id, q.deliveries from webhook_fanout q
+               where p_only is null and (q.leased_until is null or q.leased_until <= p_now)
+               order by q.event_id limit (select n from places)) q
+    ) c
+     where c.before_event < (select n from places)
+  ), queued as (
+    select q.event_id, q.leased_until is not null as claimed_before
+      from webhook_fanout q
+     where q.event_id = any (array(select c.event_id from cut c))
+       -- Re-checked on the newest version of a row another claim leased meanwhile.
+       and (q.leased_until is null or q.leased_until <= p_now)
+       for update skip locked
+  ), expansion as (
+    select e.id as event_id, e.created_at as event_created_at, w.id as webhook_id, webhook_delivery_id(e.id, w.id) as delivery_id,
+           t.claimed_before, row_number() over (partition by w.id order by e.id) as place
+      from queued t
+      join booking_events e on e.id = t.event_id
+      join webhooks w on w.agent_id = e.agent_id and webhook_takes_event(w, e)
+  ), taken as (
+    select x.*,
+           -- An endpoint's places in this claim go first to its waiting deliveries.
+           x.webhook_id = any (p_busy_webhooks) or x.place + (select count(*) from leased l where l.webhook_id = x.webhook_id) > p_per_webhook as parked
+      from expansion x
+     -- Claimed before (its process died, or a batch of its outcomes failed): only the endpoints without a delivery,
+     -- and never one still in flight here after a lapsed lease.
+     where not x.claimed_before
+        or (x.delivery_id <> all (p_in_flight) and not exists (select 1 from webhook_deliveries d where d.id = x.delivery_id))
+  ), emptied as (
+    -- Nothing left to send here: every endpoint has its delivery (recorded before, or waiting from this claim on),
+    -- or is gone, and none is still in flight.
+    delete from webhook_fanout f
+     where f.event_id = any (array(select t.event_id from queued t
+                                    where not exists (select 1 from taken x where x.event_id = t.event_id and not x.parked)
+                                      and not exists (select 1 from expansion x where x.event_id = t.event_id and x.delivery_id = any (p_in_flight))))
+  ), held as (
+    update webhook_fanout f set leased_until = p_lease_until where f.event_id = any (array(select distinct t.event_id from taken t where not t.parked))
+  ), waiting as (
+    insert into webhook_deliveries (id, webhook_id, event_id, status, attempts, next_attempt_at, created_at)
+    select t.delivery_id, t.webhook_id, t.event_id, 'pending', 0, t.event_created_at, t.event_created_at from taken t where t.parked
+    on conflict (id) do nothing
+  ), answer as (
+    select l.id, l.attempts, l.webhook_id, l.event_id, false as queued from leased l
+    union all
+    select t.delivery_id, 0, t.webhook_id, t.event_id, true from taken t where not t.parked
   )
-  select l.id, l.attempts, w.id, w.url, w.secret, w.disabled_at is not null, e.id, e.type, e.created_at, e.booking, e.previous,
+  select a.id, a.attempts, w.id, w.url, w.secret, w.disabled_at is not null, e.id, e.type, e.created_at, e.booking, e.previous,
          (select max(p.id) from booking_events p
-           where p.agent_id = e.agent_id and p.id < e.id and p.type = any (w.events) and p.created_at >= w.created_at)
-    from leased l join webhooks w on w.id = l.webhook_id join booking_events e on e.id = l.event_id;
+           where p.agent_id = e.agent_id and p.id < e.id and p.type = any (w.events) and p.created_at >= w.created_at),
+         a.queued
+    from answer a join webhooks w on w.id = a.webhook_id join booking_events e on e.id = a.event_id;
 $function$
 ;
 
@@ -1376,37 +1429,6 @@ end
 $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.fan_out_webhook_events(p_now timestamp with time zone, p_busy_webhooks uuid[], p_due_below integer, p_events integer)
- RETURNS integer
- LANGUAGE sql
- SET plan_cache_mode TO 'force_custom_plan'
- SET enable_bitmapscan TO 'off'
-AS $function$
-  select set_config('synchronous_commit', 'off', true);
-  with due as (
-    select count(*) as n
-      from (select 1 from webhook_deliveries d
-             where d.status = 'pending' and d.next_attempt_at <= p_now and d.webhook_id <> all (p_busy_webhooks)
-             limit p_due_below) counted
-  ), taken as (
-    delete from webhook_fanout f
-     where (select n from due) < p_due_below
-       and f.event_id in (select q.event_id from webhook_fanout q order by q.event_id limit p_events for update skip locked)
-    returning f.event_id
-  ), created as (
-    insert into webhook_deliveries (id, webhook_id, event_id, status, attempts, next_attempt_at, created_at)
-    select gen_random_uuid(), w.id, e.id, 'pending', 0, e.created_at, e.created_at
-      from taken t
-      join booking_events e on e.id = t.event_id
-      join webhooks w on w.agent_id = e.agent_id and e.type = any (w.events)
-     where w.created_at <= e.created_at and (w.disabled_at is null or w.disabled_at > e.created_at)
-    returning 1
-  )
-  -- A data-modifying WITH runs to completion whether or not the answer reads it.
-  select count(*)::int from taken;
-$function$
-;
-
 CREATE OR REPLACE FUNCTION public.hold_confirm(p_actor uuid, p_hold uuid, p_cap integer, p_at timestamp with time zone)
  RETURNS jsonb
  LANGUAGE plpgsql
@@ -1626,9 +1648,10 @@ begin
   insert into booking_events (agent_id, type, booking_id, booking, previous, created_at)
     values (p_agent, p_type, p_booking.id, booking_item(p_booking), p_previous, p_at)
     returning id into v_event_id;
-  insert into webhook_fanout (event_id)
-  select v_event_id
-   where exists (select 1 from webhooks w where w.agent_id = p_agent and w.disabled_at is null and p_type = any (w.events));
+  -- How many deliveries it brings sizes the dispatcher's claims.
+  insert into webhook_fanout (event_id, deliveries)
+  select v_event_id, n from (select count(*)::int as n from webhooks w where w.agent_id = p_agent and w.disabled_at is null and p_type = any (w.events)) c
+   where n > 0;
   get diagnostics v_deliveries = row_count;
   return jsonb_build_object('eventId', v_event_id::text, 'previousEventId', v_previous::text, 'agentId', p_agent, 'type', p_type,
                             'deliveries', v_deliveries);
@@ -1646,29 +1669,37 @@ declare
 begin
   perform set_config('synchronous_commit', 'off', true);
   with outcome as (
-    select * from jsonb_to_recordset(p_attempts) as x(delivery_id uuid, webhook_id uuid, attempt int, attempted_at timestamptz,
-                                                     status_code int, error text, duration_ms int, status text,
-                                                     next_attempt_at timestamptz, finished_at timestamptz)
+    select * from jsonb_to_recordset(p_attempts) as x(delivery_id uuid, webhook_id uuid, event_id bigint, event_created_at timestamptz,
+                                                     attempt int, attempted_at timestamptz, status_code int, error text, duration_ms int,
+                                                     status text, next_attempt_at timestamptz, finished_at timestamptz)
   ), delivery as (
-    -- A delivery deleted meanwhile (with its webhook) or attempted again after a lapsed lease records nothing,
-    -- and fails nothing else in the batch.
-    update webhook_deliveries d
-       set attempts = o.attempt, status = o.status, next_attempt_at = o.next_attempt_at, last_error = o.error,
-           delivered_at = case when o.status = 'delivered' then o.finished_at end
+    insert into webhook_deliveries as d (id, webhook_id, event_id, status, attempts, next_attempt_at, last_error, delivered_at, created_at)
+    select o.delivery_id, o.webhook_id, o.event_id, o.status, o.attempt, o.next_attempt_at, o.error,
+           case when o.status = 'delivered' then o.finished_at end, o.event_created_at
       from outcome o
-     where d.id = o.delivery_id and d.status = 'pending' and d.attempts = o.attempt - 1
-    returning o.*
+     -- A delivery whose endpoint or event was deleted meanwhile records nothing, and fails nothing else in the
+     -- batch (locked: they cannot go before the commit).
+     where exists (select 1 from webhooks w where w.id = o.webhook_id for key share)
+       and exists (select 1 from booking_events e where e.id = o.event_id for key share)
+    on conflict (id) do update
+       set attempts = excluded.attempts, status = excluded.status, next_attempt_at = excluded.next_attempt_at,
+           last_error = excluded.last_error, delivered_at = excluded.delivered_at
+     -- One attempted again after a lapsed lease (by another process) records nothing.
+     where d.status = 'pending' and d.attempts = excluded.attempts - 1
+    returning d.id
+  ), recorded as (
+    select o.* from outcome o join delivery r on r.id = o.delivery_id
   ), attempt as (
     insert into webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
-    select r.delivery_id, r.attempt, r.attempted_at, r.status_code, r.error, r.duration_ms from delivery r
+    select r.delivery_id, r.attempt, r.attempted_at, r.status_code, r.error, r.duration_ms from recorded r
   ), changing as materialized (
     -- Each endpoint looked up once (as a semi-join it was looked up once per outcome for every outcome).
-    select distinct c.webhook_id from delivery c join webhooks w on w.id = c.webhook_id
+    select distinct c.webhook_id from recorded c join webhooks w on w.id = c.webhook_id
      where c.status = 'failed' or w.consecutive_failures <> 0
   )
   select jsonb_agg(jsonb_build_object('webhook_id', r.webhook_id, 'status', r.status, 'error', r.error, 'finished_at', r.finished_at))
     into v_endpoint_outcomes
-    from delivery r join changing on changing.webhook_id = r.webhook_id
+    from recorded r join changing on changing.webhook_id = r.webhook_id
    where r.status <> 'pending';
 
   for a in
@@ -1686,6 +1717,14 @@ begin
        -- Only a failed delivery, or the first success after failures, changes the endpoint.
        and (a.status = 'failed' or (a.status = 'delivered' and w.consecutive_failures <> 0));
   end loop;
+
+  -- A statement of its own: it must see the deliveries written above. An event some of whose outcomes were
+  -- lost (a batch that failed) stays queued, and is claimed again for those endpoints when its lease ends.
+  delete from webhook_fanout f
+   where f.event_id = any (array(select (x->>'event_id')::bigint from jsonb_array_elements(p_attempts) x where (x->>'completes_event')::boolean))
+     and not exists (select 1 from booking_events e join webhooks w on w.agent_id = e.agent_id and webhook_takes_event(w, e)
+                      where e.id = f.event_id
+                        and not exists (select 1 from webhook_deliveries d where d.id = webhook_delivery_id(e.id, w.id)));
 end
 $function$
 ;
@@ -1977,6 +2016,27 @@ begin
   update tool_vote_days set votes = votes - 1 where tool_id = old.tool_id and day = (old.created_at at time zone 'UTC')::date;
   return old;
 end
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.webhook_delivery_id(p_event_id bigint, p_webhook_id uuid)
+ RETURNS uuid
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+AS $function$
+  select overlay(overlay(md5(p_event_id::text || '/' || p_webhook_id::text) placing '8' from 13)
+                 placing substr('89ab', get_byte(decode('0' || substr(md5(p_event_id::text || '/' || p_webhook_id::text), 17, 1), 'hex'), 0) % 4 + 1, 1)
+                 from 17)::uuid
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.webhook_takes_event(p_webhook webhooks, p_event booking_events)
+ RETURNS boolean
+ LANGUAGE sql
+ STABLE PARALLEL SAFE
+AS $function$
+  select p_event.type = any (p_webhook.events) and p_webhook.created_at <= p_event.created_at
+         and (p_webhook.disabled_at is null or p_webhook.disabled_at > p_event.created_at)
 $function$
 ;
 

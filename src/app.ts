@@ -62,6 +62,7 @@ import { slowClientLimits } from './platform/http/slow-clients.js';
 import { registerWebPages } from './platform/http/web-pages.js';
 import { compileValidator, installJsonBodyParser, installQueryTextGuard } from './platform/http/validation.js';
 import { startJobRunner, type TaskHandler } from './platform/jobs/queue.js';
+import { ForegroundLoad } from './platform/jobs/foreground-load.js';
 import type { Logger } from './platform/logger.js';
 import { APP_MANIFEST, PACKAGE_ROOT } from './platform/manifest.js';
 import { registerMcpEndpoint } from './platform/mcp/endpoint.js';
@@ -206,6 +207,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     events: bookingEvents.bus,
     fanOutLimits,
   });
+  const foreground = new ForegroundLoad();
+  app.addHook('onRequest', async () => foreground.arrived());
+  app.addHook('onClose', async () => foreground.stop());
   const webhooksModule = createWebhooksModule({
     em: orm.em,
     clock,
@@ -213,6 +217,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     statements,
     metrics,
     bus: bookingEvents.bus,
+    foreground,
+    busyPaceMs: config.webhookBusyPaceMs,
     settings: {
       retryBaseMs: config.webhookRetryBaseMs,
       maxAttempts: config.webhookMaxAttempts,

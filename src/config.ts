@@ -142,6 +142,8 @@ const envSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE: booleanFlag.default(false),
   WEBHOOK_TIMEOUT_MS: positiveInt(120_000).default(10_000),
   WEBHOOK_DISABLE_AFTER: positiveInt(1000).default(5),
+  // 0: the dispatcher never yields to requests.
+  WEBHOOK_BUSY_PACE_MS: wholeNumber(0, 60_000).default(25),
   DNS_SERVERS: z
     .string()
     .transform((value) =>
@@ -243,6 +245,8 @@ export interface Config {
   readonly webhookTimeoutMs: number;
   /** Consecutive failed deliveries after which an endpoint is disabled. */
   readonly webhookDisableAfter: number;
+  /** While the process is busy with requests, the webhook dispatcher claims at most this often (0: never yields). */
+  readonly webhookBusyPaceMs: number;
   /** Name servers for webhook host names (empty: the system's). */
   readonly dnsServers: readonly string[];
   /** A webhook host-name lookup, waiting included, gives up after this. */
@@ -357,6 +361,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookDisableAfter: e.WEBHOOK_DISABLE_AFTER,
+    webhookBusyPaceMs: e.WEBHOOK_BUSY_PACE_MS,
     dnsServers: Object.freeze([...e.DNS_SERVERS]),
     dnsTimeoutMs: e.DNS_TIMEOUT_MS,
     reminderLeadMinutes: e.REMINDER_LEAD_MINUTES,

@@ -1,8 +1,8 @@
 /**
- * The webhook bookkeeping (fan-out, claims, attempt records) commits without waiting for a WAL flush of its
+ * The webhook bookkeeping (claims, attempt records) commits without waiting for a WAL flush of its
  * own: each of them is derived again from the durable event log if a crash loses it (asynchronous-commit.ts).
  * Measured as the bench measures S5 (db-cost.ts), on a durable cluster with the product's schema, against a
- * durable write of the same size next to it: each of the three writes and commits, and flushes (almost) never.
+ * durable write of the same size next to it: each of the two writes and commits, and flushes (almost) never.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -39,7 +39,7 @@ beforeAll(async () => {
   await client.query(`with e as (insert into booking_events (agent_id, type, booking_id, booking, created_at)
                                  select '00000000-0000-4000-8000-000000000001', 'booking.created', gen_random_uuid(), '{}', $1
                                    from generate_series(1, $2) returning id)
-                      insert into webhook_fanout (event_id) select id from e`, [NOW, OPERATIONS]);
+                      insert into webhook_fanout (event_id, deliveries) select id, 1 from e`, [NOW, OPERATIONS]);
   await client.query('create table durable_control (id serial primary key, note text)');
   await client.query('checkpoint');
   probe = await DbProbe.open(database.url, { settleMs: 300, sampleMs: 5 });
@@ -61,24 +61,17 @@ async function costOf(operation: (index: number) => Promise<unknown>): Promise<D
   return probe.end(mark, OPERATIONS);
 }
 
-test('fan-out, claim and attempt record each commit once and leave their flush to the WAL writer; a durable write flushes', async () => {
+test('claim and attempt record each commit once and leave their flush to the WAL writer; a durable write flushes', async () => {
   const control = await costOf(() => client.query(`insert into durable_control (note) values ('x')`));
   expect(control.commits).toBe(1);
   expect(control.flushes).toBeGreaterThanOrEqual(0.9);
 
-  // One queued event a pass becomes one delivery.
-  const fanOut = await costOf(async () => {
-    const { rows } = await client.query<{ taken: number }>(`select fan_out_webhook_events($1, '{}', 256, 1) as taken`, [NOW]);
-    expect(rows[0]!.taken).toBe(1);
-  });
-  expect(fanOut.commits).toBe(1);
-  expect(fanOut.flushes).toBeLessThan(0.5);
-
-  // One due delivery a claim is leased.
-  const claimed: { id: string; webhook_id: string }[] = [];
+  // One queued event a claim is leased, with its one delivery.
+  type Claimed = { id: string; webhook_id: string; event_id: string; event_created_at: Date };
+  const claimed: Claimed[] = [];
   const claim = await costOf(async () => {
-    const { rows } = await client.query<{ id: string; webhook_id: string }>(
-      `select id, webhook_id from claim_webhook_deliveries($1, $1::timestamptz + interval '1 minute', 1, null, '{}', '{}', 100)`,
+    const { rows } = await client.query<Claimed>(
+      `select id, webhook_id, event_id::text, event_created_at from claim_webhook_deliveries($1, $1::timestamptz + interval '1 minute', 1, null, '{}', '{}', 100)`,
       [NOW],
     );
     expect(rows).toHaveLength(1);
@@ -87,16 +80,31 @@ test('fan-out, claim and attempt record each commit once and leave their flush t
   expect(claim.commits).toBe(1);
   expect(claim.flushes).toBeLessThan(0.5);
 
-  // Each attempt's outcome recorded: the delivery delivered, its attempt row written.
+  // Each attempt's outcome recorded: the delivery written delivered, its attempt row written, the event off the queue.
   const record = await costOf(async (index) => {
-    const { id, webhook_id } = claimed[index]!;
-    const outcome = { delivery_id: id, webhook_id, attempt: 1, attempted_at: NOW, status_code: 204, error: null, duration_ms: 3, status: 'delivered', next_attempt_at: null, finished_at: NOW };
+    const { id, webhook_id, event_id, event_created_at } = claimed[index]!;
+    const outcome = {
+      delivery_id: id,
+      webhook_id,
+      event_id,
+      event_created_at,
+      attempt: 1,
+      attempted_at: NOW,
+      status_code: 204,
+      error: null,
+      duration_ms: 3,
+      status: 'delivered',
+      next_attempt_at: null,
+      finished_at: NOW,
+      completes_event: true,
+    };
     await client.query('select from record_webhook_attempts($1::jsonb, 5)', [JSON.stringify([outcome])]);
   });
   expect(record.commits).toBe(1);
   expect(record.flushes).toBeLessThan(0.5);
-  const { rows } = await client.query<{ delivered: string; attempts: string }>(
-    `select (select count(*) from webhook_deliveries where status = 'delivered') as delivered, (select count(*) from webhook_attempts) as attempts`,
+  const { rows } = await client.query<{ delivered: string; attempts: string; queued: string }>(
+    `select (select count(*) from webhook_deliveries where status = 'delivered') as delivered, (select count(*) from webhook_attempts) as attempts,
+            (select count(*) from webhook_fanout) as queued`,
   );
-  expect(rows[0]).toEqual({ delivered: String(OPERATIONS), attempts: String(OPERATIONS) });
+  expect(rows[0]).toEqual({ delivered: String(OPERATIONS), attempts: String(OPERATIONS), queued: '0' });
 }, 120_000);

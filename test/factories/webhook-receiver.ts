@@ -2,6 +2,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface ReceivedWebhook {
+  /** The request's path and query. */
+  path: string;
   headers: IncomingHttpHeaders;
   body: string;
   json: { id: string; type: string; created_at: string; data: { booking: Record<string, unknown> } };
@@ -40,7 +42,7 @@ export async function startWebhookReceiver(respond: (hit: number) => number | 'h
         return;
       }
       const reply = (status: number) => {
-        if (status >= 200 && status < 300) received.push({ headers: request.headers, body, json: JSON.parse(body), at: Date.now() });
+        if (status >= 200 && status < 300) received.push({ path: request.url ?? '', headers: request.headers, body, json: JSON.parse(body), at: Date.now() });
         response.statusCode = status;
         response.end();
       };

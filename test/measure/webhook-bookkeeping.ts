@@ -1,5 +1,5 @@
 /**
- * Times the webhook bookkeeping statements (attempt record, claim, fan-out), one connection, on
+ * Times the webhook bookkeeping statements (attempt record, claim), one connection, on
  * S5's shape: 1,000 agents with 10 endpoints each, a backlog of pending deliveries, most delivered.
  * `node --import @swc-node/register/esm-register test/measure/webhook-bookkeeping.ts [backlog]`
  */
@@ -43,9 +43,12 @@ try {
                        where id in (select id from webhook_deliveries order by created_at desc limit $1)`, [backlog]);
   await client.query('vacuum analyze');
   const later = '2030-01-02T00:00:00Z';
-  const claimed = (await client.query<{ id: string; webhook_id: string }>(
-    `select id, webhook_id from claim_webhook_deliveries($1, $2, 10, null, '{}', '{}', 4)`, [later, '2030-01-03T00:00:00Z'])).rows;
-  const outcomes = claimed.map(({ id, webhook_id }) => ({ delivery_id: id, webhook_id, attempt: 1, attempted_at: later, status_code: 204, error: null, duration_ms: 3, status: 'delivered', next_attempt_at: null, finished_at: later }));
+  const claimed = (await client.query<{ id: string; webhook_id: string; event_id: string; event_created_at: Date }>(
+    `select id, webhook_id, event_id::text, event_created_at from claim_webhook_deliveries($1, $2, 10, null, '{}', '{}', 4)`, [later, '2030-01-03T00:00:00Z'])).rows;
+  const outcomes = claimed.map(({ id, webhook_id, event_id, event_created_at }) => ({
+    delivery_id: id, webhook_id, event_id, event_created_at, attempt: 1, attempted_at: later, status_code: 204, error: null, duration_ms: 3,
+    status: 'delivered', next_attempt_at: null, finished_at: later, completes_event: false,
+  }));
   const time = async (label: string, sql: string, params: unknown[], runs = 50) => {
     const started = process.hrtime.bigint();
     for (let i = 0; i < runs; i++) {
@@ -58,7 +61,6 @@ try {
   await time('begin/select 1/rollback (the round trips around each)', 'select 1', []);
   await time('record_webhook_attempts (10 outcomes)', 'select from record_webhook_attempts($1::jsonb, 5)', [JSON.stringify(outcomes)]);
   await time('claim_webhook_deliveries (10)', `select * from claim_webhook_deliveries($1, $2, 10, null, '{}', '{}', 4)`, [later, '2030-01-03T00:00:00Z']);
-  await time('fan_out_webhook_events', `select fan_out_webhook_events($1, '{}', 256, 64)`, [later]);
   await client.end();
 } catch (error) {
   console.error(error);

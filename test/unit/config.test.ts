@@ -43,6 +43,14 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
   });
 
+  it('reads WEBHOOK_BUSY_PACE_MS from 0 (never yield) to 60000, 25 by default', () => {
+    expect(loadConfig({}).webhookBusyPaceMs).toBe(25);
+    expect(loadConfig({ WEBHOOK_BUSY_PACE_MS: '0' }).webhookBusyPaceMs).toBe(0);
+    expect(loadConfig({ WEBHOOK_BUSY_PACE_MS: '60000' }).webhookBusyPaceMs).toBe(60_000);
+    expect(() => loadConfig({ WEBHOOK_BUSY_PACE_MS: '60001' })).toThrow(ConfigError);
+    expect(() => loadConfig({ WEBHOOK_BUSY_PACE_MS: '-1' })).toThrow(ConfigError);
+  });
+
   it('reads DNS_SERVERS as a list of addresses with optional ports (empty: the system\'s)', () => {
     expect(loadConfig({ DNS_SERVERS: '1.1.1.1, 127.0.0.1:5353,[::1]:53,::1' }).dnsServers).toEqual(['1.1.1.1', '127.0.0.1:5353', '[::1]:53', '::1']);
     expect(loadConfig({}).dnsServers).toEqual([]);

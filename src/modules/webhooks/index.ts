@@ -3,9 +3,10 @@
  *
  * Glossary
  * - webhook: an agent's endpoint (URL, events, secret `whsec_…`); at most 20 per agent.
- * - fan-out: events committed with a matching endpoint become deliveries, in batches, apart from the write.
- * - delivery: one event on its way to one webhook endpoint, with its attempts.
- * - claim: a dispatcher leases due deliveries (skip locked), attempts them, records the outcomes in batches.
+ * - queued event: an event committed with a matching endpoint waits in `webhook_fanout`, one row for all its endpoints.
+ * - delivery: one event on its way to one webhook endpoint, with its attempts; its row is written with the
+ *   outcome of its first attempt (`webhook_delivery_id(event, endpoint)` names it before that).
+ * - claim: a dispatcher leases due deliveries and queued events (skip locked), attempts them, records the outcomes in batches.
  * - disable: an endpoint whose deliveries failed WEBHOOK_DISABLE_AFTER times in a row stops receiving.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -14,6 +15,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Statements } from '../../platform/db/statements.js';
 import { registerConstraintErrors } from '../../platform/errors.js';
 import { BackgroundLoop } from '../../platform/jobs/background-loop.js';
+import type { ForegroundLoad } from '../../platform/jobs/foreground-load.js';
 import type { Logger } from '../../platform/logger.js';
 import type { CounterSeries } from '../../platform/metrics/families.js';
 import type { Metrics } from '../../platform/metrics/metrics.js';
@@ -26,7 +28,8 @@ import { DELIVER_WEBHOOK_TASK, WEBHOOK_ATTEMPT_OUTCOMES, WebhookService, type We
 import { webhooksPerAgentLimitTrigger } from './sql/webhooks-per-agent-limit.trigger.js';
 import { claimWebhookDeliveriesFunction } from './sql/claim-webhook-deliveries.function.js';
 import { recordWebhookAttemptsFunction } from './sql/record-webhook-attempts.function.js';
-import { fanOutWebhookEventsFunction } from './sql/fan-out-webhook-events.function.js';
+import { webhookDeliveryIdFunction } from './sql/webhook-delivery-id.function.js';
+import { webhookTakesEventFunction } from './sql/webhook-takes-event.function.js';
 
 export { WEBHOOK_CURSOR_HEADERS, type WebhookFailureKind, type WebhookHealth, type WebhookService, type WebhookSettings } from './webhook.service.js';
 
@@ -34,7 +37,14 @@ export const webhooksEntities = [Webhook, WebhookDelivery, WebhookAttempt];
 export const webhooksResolvers = [WebhookResolver];
 
 /** The module's functions and triggers, in their current definitions (applied after the migrations). */
-export const webhooksSqlDefinitions = [webhooksPerAgentLimitTrigger, claimWebhookDeliveriesFunction, recordWebhookAttemptsFunction, fanOutWebhookEventsFunction];
+export const webhooksSqlDefinitions = [
+  webhooksPerAgentLimitTrigger,
+  // Before the functions that call them (a function's body is checked when it is created).
+  webhookDeliveryIdFunction,
+  webhookTakesEventFunction,
+  claimWebhookDeliveriesFunction,
+  recordWebhookAttemptsFunction,
+];
 
 export interface WebhooksDeps {
   em: EntityManager;
@@ -43,11 +53,15 @@ export interface WebhooksDeps {
   statements: Statements;
   settings: WebhookSettings;
   metrics: Metrics;
-  /** Commits with deliveries wake the fan-out. */
+  /** Commits that queued events wake the dispatcher. */
   bus: BookingEventBus;
+  /** How busy the process is with requests: the dispatcher yields to them. */
+  foreground: ForegroundLoad;
+  /** While the process is busy, the dispatcher claims at most this often (0: it never yields). */
+  busyPaceMs: number;
 }
 
-/** Webhook attempts in flight per process. */
+/** Webhook attempts in flight per process (a claim's last queued event may bring up to 19 more: all of its endpoints). */
 const DISPATCH_CAPACITY = 32;
 /** How often due deliveries nobody announced (a writer that died after its commit, another process's retry) are looked for. */
 const DISPATCH_INTERVAL_MS = 1_000;
@@ -63,24 +77,19 @@ export function createWebhooksModule(deps: WebhooksDeps) {
   const attemptOutcomes = Object.fromEntries(WEBHOOK_ATTEMPT_OUTCOMES.map((outcome) => [outcome, attemptsTotal.series({ outcome })])) as Record<WebhookAttemptOutcome, CounterSeries>;
   const webhooks = new WebhookService(deps.em, deps.clock, deps.statements, deps.settings, logger, attemptOutcomes);
 
-  // Webhook deliveries are claimed from their table, woken by the commits that create them.
+  // Deliveries and queued events are claimed from their tables, woken by the commits that queue events
+  // and by finished attempts.
   const dispatcher = new BackgroundLoop({
     name: 'webhook-dispatcher',
     intervalMs: DISPATCH_INTERVAL_MS,
     logger,
     pass: () => webhooks.deliverDue(DISPATCH_CAPACITY),
+    // Requests first: under a burst, events wait as one queued row each and are delivered at a bounded pace,
+    // then at full speed once the burst is over (each delivery costs a request's worth of CPU per 5 or so).
+    ...(deps.busyPaceMs > 0 ? { whileBusy: { busy: () => deps.foreground.busy(), everyMs: deps.busyPaceMs } } : {}),
   });
   webhooks.onDeliveriesDue(() => dispatcher.kick());
-  // Events queued by commits become deliveries in batches, apart from the claims, so a claim never
-  // waits for them; woken by the commits and by a dispatcher that found too little due.
-  const fanOut = new BackgroundLoop({
-    name: 'webhook-fan-out',
-    intervalMs: DISPATCH_INTERVAL_MS,
-    logger,
-    pass: () => webhooks.fanOutQueuedEvents(),
-  });
-  deps.bus.onDeliveriesCommitted(() => fanOut.kick());
-  webhooks.onDeliveriesRunningLow(() => fanOut.kick());
+  deps.bus.onDeliveriesCommitted(() => dispatcher.kick());
 
   return {
     webhooks,
@@ -90,11 +99,10 @@ export function createWebhooksModule(deps: WebhooksDeps) {
       [DELIVER_WEBHOOK_TASK]: async (payload: unknown) => webhooks.deliverOne((payload as { deliveryId: string }).deliveryId),
     },
     startBackground() {
-      fanOut.start();
       dispatcher.start();
     },
     async stop() {
-      await Promise.all([fanOut.stop(), dispatcher.stop()]);
+      await dispatcher.stop();
       await webhooks.settle();
     },
   };

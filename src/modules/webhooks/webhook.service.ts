@@ -16,7 +16,7 @@ import { agentOf, requireOwner, type AgentRecord } from '../agents/index.js';
 import { BOOKING_EVENT_TYPES, publicEventId, type BookingEventType } from '../booking-events/index.js';
 import { inSeedShape } from '../bookings/index.js';
 import { Webhook, WebhookAttempt, WebhookDelivery, type DeliveryStatus } from './entities/webhook.entity.js';
-import { CLAIM_DELIVERIES, FAN_OUT_EVENTS, RECORD_ATTEMPTS, type AttemptOutcome, type ClaimedDelivery } from './sql/webhook.sql.js';
+import { CLAIM_DELIVERIES, RECORD_ATTEMPTS, type AttemptOutcome, type ClaimedDelivery } from './sql/webhook.sql.js';
 import { WriteBatcher } from '../../platform/db/write-batcher.js';
 import type { CounterSeries } from '../../platform/metrics/families.js';
 import { RecentTotals } from '../../platform/metrics/recent-totals.js';
@@ -40,20 +40,6 @@ export const DELIVERY_LIST_LIMITS = { default: SCHEDULING_LIMITS.pageDefault, ma
 
 /** Attempts in flight to one endpoint per process: a slow endpoint with a backlog keeps the others' places free. */
 const IN_FLIGHT_PER_WEBHOOK = 4;
-
-/**
- * Queued events become deliveries while fewer than this many are due (eight claims' worth of a
- * dispatcher): enough that the dispatcher never runs dry, few enough that a burst waits as one queued
- * row per event instead of one due row per endpoint.
- */
-const FAN_OUT_DUE_BELOW = 256;
-/** Events turned into deliveries per fan-out statement (up to 20 deliveries each). */
-const FAN_OUT_EVENTS_PER_PASS = 64;
-/**
- * While the dispatcher is supplied, the fan-out still runs this often: an event for a healthy endpoint then waits at
- * most this long behind other endpoints' backlog and retries, which the dispatcher claims first.
- */
-const FAN_OUT_SUPPLIED_EVERY_MS = 1_000;
 
 /** How long past the receiver timeout a claimed delivery stays leased to the process that claimed it. */
 const DELIVERY_LEASE_MARGIN_MS = 10_000;
@@ -149,15 +135,10 @@ export class WebhookService {
   private readonly resolver: HostResolver;
 
   private deliveriesDue: () => void = () => undefined;
-  private deliveriesRunningLow: () => void = () => undefined;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly inFlightByWebhook = new Map<string, number>();
-  /**
-   * The last claim of this process's dispatcher took every place it asked for: more may be due, so queued
-   * events need not become deliveries yet. A claim that comes up short clears it and wakes the fan-out.
-   */
-  private dispatcherSupplied = false;
-  private lastFanOutAt = 0;
+  /** Queued events claimed here, with how many of their deliveries have no outcome on its way yet. */
+  private readonly queuedEventsLeft = new Map<string, number>();
   /** Aborted at shutdown: attempts in flight stop waiting for their receivers. */
   private readonly shutdown = new AbortController();
   private readonly recentAttempts = new RecentTotals<WebhookAttemptOutcome>(RECENT_WINDOW_SECONDS);
@@ -296,39 +277,20 @@ export class WebhookService {
     this.deliveriesDue = kick;
   }
 
-  /** Who turns queued events into deliveries (the fan-out loop): told when a claim found fewer than it could take. */
-  onDeliveriesRunningLow(kick: () => void): void {
-    this.deliveriesRunningLow = kick;
-  }
-
   /**
-   * One pass of the fan-out loop: queued events become deliveries while few are due, so the
-   * dispatcher always has work and a burst stays one row per event. Answers whether it took a full
-   * batch (more may be queued); wakes the dispatcher when it created any.
-   */
-  async fanOutQueuedEvents(): Promise<boolean> {
-    // Every commit with deliveries wakes the fan-out; while the dispatcher is supplied, its statement would only
-    // count the due deliveries (up to FAN_OUT_DUE_BELOW of them, ~1.5 ms) and take nothing.
-    const now = Date.now();
-    if (this.dispatcherSupplied && now - this.lastFanOutAt < FAN_OUT_SUPPLIED_EVERY_MS) return false;
-    this.lastFanOutAt = now;
-    const [row] = await this.statements.rows(FAN_OUT_EVENTS, [this.clock.now(), this.busyWebhooks(), FAN_OUT_DUE_BELOW, FAN_OUT_EVENTS_PER_PASS]);
-    const taken = row?.taken ?? 0;
-    if (taken > 0) this.deliveriesDue();
-    return taken === FAN_OUT_EVENTS_PER_PASS;
-  }
-
-  /**
-   * One pass of the dispatcher: claims due deliveries (leased, so no other process takes them) for
-   * the free places among `capacity` attempts in flight and starts them. A slow receiver holds one
-   * place until its timeout, never the others. Answers whether it filled every free place (more may
-   * be due); every finished attempt wakes the dispatcher again.
+   * One pass of the dispatcher: claims due deliveries and queued events (leased, so no other process
+   * takes them) for the free places among `capacity` attempts in flight and starts them. A slow
+   * receiver holds one place until its timeout, never the others. Answers whether it filled every
+   * free place (more may be due); every finished attempt wakes the dispatcher again.
    */
   async deliverDue(capacity: number): Promise<boolean> {
     const free = capacity - this.inFlight.size;
     if (free <= 0) return false;
     const now = this.clock.now();
     const claimed = await this.claim(now, free, null);
+    for (const delivery of claimed) {
+      if (delivery.queued) this.queuedEventsLeft.set(delivery.event_id, (this.queuedEventsLeft.get(delivery.event_id) ?? 0) + 1);
+    }
     for (const delivery of claimed) {
       const webhookId = delivery.webhook_id;
       this.inFlightByWebhook.set(webhookId, (this.inFlightByWebhook.get(webhookId) ?? 0) + 1);
@@ -343,9 +305,8 @@ export class WebhookService {
         });
       this.inFlight.set(delivery.id, attempt);
     }
-    this.dispatcherSupplied = claimed.length === free;
-    if (claimed.length < free) this.deliveriesRunningLow();
-    return claimed.length === free;
+    // A queued event may bring more than was asked for (all of its endpoints).
+    return claimed.length >= free;
   }
 
   /** One attempt at one delivery if it is due (jobs queued before the dispatcher existed). */
@@ -391,6 +352,8 @@ export class WebhookService {
     await this.outcomes.add({
       delivery_id: delivery.id,
       webhook_id: delivery.webhook_id,
+      event_id: delivery.event_id,
+      event_created_at: delivery.event_created_at,
       attempt,
       attempted_at: started,
       status_code: statusCode,
@@ -399,8 +362,24 @@ export class WebhookService {
       status: succeeded ? 'delivered' : exhausted ? 'failed' : 'pending',
       next_attempt_at: retryAt,
       finished_at: finished,
+      completes_event: this.completesEvent(delivery),
     });
     if (retryAt) setTimeout(() => this.deliveriesDue(), Math.max(0, retryAt.getTime() - finished.getTime())).unref();
+  }
+
+  /**
+   * Counts a queued event's delivery as having its outcome; true for the event's last one claimed here.
+   * Outcomes cut short at shutdown never count: the event stays queued, claimed again when its lease ends.
+   */
+  private completesEvent(delivery: ClaimedDelivery): boolean {
+    if (!delivery.queued) return false;
+    const left = (this.queuedEventsLeft.get(delivery.event_id) ?? 1) - 1;
+    if (left > 0) {
+      this.queuedEventsLeft.set(delivery.event_id, left);
+      return false;
+    }
+    this.queuedEventsLeft.delete(delivery.event_id);
+    return true;
   }
 
   private claim(now: Date, limit: number, only: string | null): Promise<ClaimedDelivery[]> {

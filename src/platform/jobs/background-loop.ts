@@ -7,6 +7,11 @@ export interface BackgroundLoopOptions {
   /** How long the loop sleeps when nothing kicks it: the bound on how late work found only by polling is. */
   intervalMs: number;
   logger: Logger;
+  /**
+   * Foreground work first: while `busy()` answers true, passes start at most every `everyMs` (kicks and full
+   * batches wait for the next turn instead of running at once), so the work goes on at a bounded pace.
+   */
+  whileBusy?: { busy: () => boolean; everyMs: number };
 }
 
 /**
@@ -19,6 +24,7 @@ export class BackgroundLoop {
   private running: Promise<void> | undefined;
   private kicked = false;
   private stopped = true;
+  private lastPassAt = -Infinity;
 
   constructor(private readonly options: BackgroundLoopOptions) {}
 
@@ -34,22 +40,41 @@ export class BackgroundLoop {
       return;
     }
     clearTimeout(this.timer);
-    this.running = this.runPasses().finally(() => {
+    const wait = this.untilNextTurn();
+    if (wait > 0) {
+      this.timer = setTimeout(() => this.kick(), wait).unref();
+      return;
+    }
+    this.running = this.runPasses().then((pending) => {
       this.running = undefined;
-      if (!this.stopped) this.timer = setTimeout(() => this.kick(), this.kicked ? 0 : this.options.intervalMs).unref();
+      if (!this.stopped) this.timer = setTimeout(() => this.kick(), pending || this.kicked ? this.untilNextTurn() : this.options.intervalMs).unref();
       this.kicked = false;
     });
   }
 
-  private async runPasses(): Promise<void> {
+  /** Answers whether work is left for a pass that had to wait for its turn. */
+  private async runPasses(): Promise<boolean> {
     try {
       do {
         this.kicked = false;
-        while ((await this.options.pass()) && !this.stopped);
-      } while (this.kicked && !this.stopped);
+        let more: boolean;
+        do {
+          this.lastPassAt = performance.now();
+          more = await this.options.pass();
+        } while (more && !this.stopped && this.untilNextTurn() === 0);
+        if (more) return true;
+      } while (this.kicked && !this.stopped && this.untilNextTurn() === 0);
     } catch (error) {
       this.options.logger.warn({ err: error, loop: this.options.name }, 'background pass failed; retrying at the next interval');
     }
+    return false;
+  }
+
+  /** How long the next pass must wait: 0 unless the process is busy and the last pass started less than `everyMs` ago. */
+  private untilNextTurn(): number {
+    const pace = this.options.whileBusy;
+    if (!pace || !pace.busy()) return 0;
+    return Math.max(0, Math.ceil(this.lastPassAt + pace.everyMs - performance.now()));
   }
 
   /** Stops scheduling passes and waits for the one in progress. */

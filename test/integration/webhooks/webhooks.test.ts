@@ -280,11 +280,15 @@ describe('webhooks', () => {
       const hook = await receiver();
       await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(owner.token), payload: { url: hook.url } });
       await createBooking(quiet, owner, '2032-07-01T09:00:00Z', '2032-07-01T10:00:00Z');
-      await quiet.query(`select fan_out_webhook_events(now(), '{}', 1000, 10)`); // what the fan-out loop does
-      const [delivery] = await quiet.query<{ id: string; webhook_id: string }>('select id, webhook_id from webhook_deliveries');
-      const outcome = (deliveryId: string, webhookId: string) => ({
+      // What the dispatcher does: it claims the queued event, one delivery per endpoint.
+      const [delivery] = await quiet.query<{ id: string; webhook_id: string; event_id: string; event_created_at: Date }>(
+        `select id, webhook_id, event_id::text, event_created_at from claim_webhook_deliveries(now(), now() + interval '1 minute', 10, null, '{}', '{}', 4)`,
+      );
+      const outcome = (deliveryId: string, webhookId: string, eventId = delivery!.event_id) => ({
         delivery_id: deliveryId,
         webhook_id: webhookId,
+        event_id: eventId,
+        event_created_at: delivery!.event_created_at,
         attempt: 1,
         attempted_at: '2032-01-01T00:00:00Z',
         status_code: 204,
@@ -293,9 +297,10 @@ describe('webhooks', () => {
         status: 'delivered',
         next_attempt_at: null,
         finished_at: '2032-01-01T00:00:01Z',
+        completes_event: true,
       });
-      // The first one's delivery was deleted with its webhook while its attempt was in flight.
-      const gone = outcome('00000000-0000-4000-8000-000000000000', '00000000-0000-4000-8000-000000000001');
+      // The first one's delivery was deleted with its webhook and event while its attempt was in flight.
+      const gone = outcome('00000000-0000-4000-8000-000000000000', '00000000-0000-4000-8000-000000000001', '999999999');
       await quiet.query('select record_webhook_attempts($1::jsonb, 5)', [JSON.stringify([gone, outcome(delivery!.id, delivery!.webhook_id)])]);
       const [after] = await quiet.query<{ status: string; attempts: number; logged: number }>(
         'select status, attempts, (select count(*)::int from webhook_attempts a where a.delivery_id = d.id) as logged from webhook_deliveries d where id = $1',
@@ -317,12 +322,15 @@ describe('webhooks', () => {
       const hook = await receiver();
       await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(owner.token), payload: { url: hook.url } });
       for (const day of ['01', '02', '03', '04']) await createBooking(quiet, owner, `2032-08-${day}T09:00:00Z`, `2032-08-${day}T10:00:00Z`);
-      await quiet.query(`select fan_out_webhook_events(now(), '{}', 1000, 10)`);
-      const pending = await quiet.query<{ id: string; webhook_id: string }>('select id, webhook_id from webhook_deliveries order by created_at, id');
+      const pending = await quiet.query<{ id: string; webhook_id: string; event_id: string; event_created_at: Date }>(
+        `select id, webhook_id, event_id::text, event_created_at from claim_webhook_deliveries(now(), now() + interval '1 minute', 10, null, '{}', '{}', 4) order by event_id`,
+      );
       expect(pending).toHaveLength(4);
-      const outcome = (delivery: { id: string; webhook_id: string }, status: 'delivered' | 'failed', finishedSecond: number) => ({
+      const outcome = (delivery: (typeof pending)[number], status: 'delivered' | 'failed', finishedSecond: number) => ({
         delivery_id: delivery.id,
         webhook_id: delivery.webhook_id,
+        event_id: delivery.event_id,
+        event_created_at: delivery.event_created_at,
         attempt: 1,
         attempted_at: '2032-01-01T00:00:00Z',
         status_code: status === 'delivered' ? 204 : 500,
@@ -331,6 +339,7 @@ describe('webhooks', () => {
         status,
         next_attempt_at: null,
         finished_at: `2032-01-01T00:00:0${finishedSecond}Z`,
+        completes_event: true,
       });
       const endpoint = async () =>
         (await quiet.query<{ consecutive_failures: number; disabled_reason: string | null }>('select consecutive_failures, disabled_reason from webhooks'))[0];
@@ -448,8 +457,8 @@ describe('the outbox', () => {
   });
 });
 
-describe('the fan-out while the dispatcher is supplied', () => {
-  it('runs the fan-out at most once a second for commits while every claim gets what it asks for, then delivers everything', async () => {
+describe('a dispatcher with every place taken', () => {
+  it('leaves new events queued, one row each, and delivers everything once when its receivers answer', async () => {
     let release: () => void = () => undefined;
     const held = new Promise<number>((resolve) => (release = () => resolve(204)));
     const hook = await startWebhookReceiver(() => held);
@@ -467,23 +476,28 @@ describe('the fan-out while the dispatcher is supplied', () => {
         await createBooking(app, agent, start.toISOString(), new Date(start.getTime() + 1_800_000).toISOString());
       };
       for (let i = 0; i < 6; i++) await book();
-      // Every place holds an attempt the receiver has not answered; the last claim took all it asked for.
-      await eventually(async () => (hook.hits >= 32 ? true : undefined));
+      // Claims take whole events (ten deliveries each) while places are free: 32 places hold four events.
+      await eventually(async () => (hook.hits >= 40 ? true : undefined));
       await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(hook.hits).toBe(32);
+      expect(hook.hits).toBe(40);
 
-      // Ten commits, each waking the fan-out: while supplied it runs at most once a second (FAN_OUT_SUPPLIED_EVERY_MS).
-      app.sql.reset();
-      const started = Date.now();
       for (let i = 0; i < 10; i++) await book();
-      const fanOuts = app.sql.statements.filter((statement) => statement.includes('fan_out_webhook_events')).length;
-      expect(fanOuts).toBeLessThanOrEqual(1 + Math.floor((Date.now() - started) / 1_000));
+      // The burst waits as one queued row per event, none leased, and no delivery is written before its outcome.
+      const [waiting] = await app.query<{ queued: number; leased: number; deliveries: number }>(
+        `select count(*)::int as queued, count(leased_until)::int as leased, (select count(*)::int from webhook_deliveries) as deliveries
+           from webhook_fanout where leased_until is null or leased_until > now()`,
+      );
+      expect(waiting).toEqual({ queued: 16, leased: 4, deliveries: 0 });
 
-      // Answered, the dispatcher claims until the due run out, then the queued events fan out: all 160 arrive once.
+      // Answered, every event reaches every endpoint once; the queue empties.
       release();
       await hook.waitFor(160, 30_000);
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(hook.received).toHaveLength(160);
+      const sent = hook.received.map((request) => `${request.path} ${request.headers['webhook-id']}`);
+      expect(new Set(sent).size).toBe(160);
+      await eventually(async () => ((await app.query<{ n: number }>('select count(*)::int as n from webhook_fanout'))[0]!.n === 0 ? true : undefined));
+      expect((await app.query<{ n: number }>(`select count(*)::int as n from webhook_deliveries where status = 'delivered'`))[0]!.n).toBe(160);
     } finally {
       release();
       await app.close();
@@ -492,90 +506,165 @@ describe('the fan-out while the dispatcher is supplied', () => {
   }, 60_000);
 });
 
-describe('deliveries created just in time', () => {
+describe('deliveries written with their first outcome', () => {
   let quiet: TestApp;
   let root: AgentWithToken;
   const clock = new TestClock(new Date('2031-03-01T12:00:00Z'));
+  const LEASE_MS = 60_000;
 
   beforeAll(async () => {
-    quiet = await startTestApp({ jobs: false, clock }); // no dispatcher: each test runs its passes itself
+    quiet = await startTestApp({ jobs: false, clock }); // no dispatcher: each test runs its claims itself
     root = await bootstrapAgent(quiet);
   });
   afterAll(() => quiet.close());
 
+  interface Claimed {
+    id: string;
+    attempts: number;
+    webhook_id: string;
+    webhook_disabled: boolean;
+    event_id: string;
+    event_created_at: Date;
+    queued: boolean;
+  }
   const count = async (sql: string, params: unknown[] = []) => (await quiet.query<{ n: number }>(sql, params))[0]!.n;
-  const fanOut = async (dueBelow: number, events: number, busy: string[] = []) =>
-    (await quiet.query<{ taken: number }>('select fan_out_webhook_events($1, $2::uuid[], $3, $4) as taken', [clock.now(), busy, dueBelow, events]))[0]!.taken;
-  const claim = (limit: number) =>
-    quiet.query(`select * from claim_webhook_deliveries($1, $2, $3, null, '{}'::uuid[], '{}'::uuid[], 4)`, [clock.now(), new Date(clock.now().getTime() + 60_000), limit]);
+  const claim = (limit: number, busy: string[] = [], inFlight: string[] = []) =>
+    quiet.query<Claimed>(
+      `select id, attempts, webhook_id, webhook_disabled, event_id::text, event_created_at, queued
+         from claim_webhook_deliveries($1, $2, $3, null, $4::uuid[], $5::uuid[], 4) order by event_id, webhook_id`,
+      [clock.now(), new Date(clock.now().getTime() + LEASE_MS), limit, inFlight, busy],
+    );
+  const record = (claimed: Claimed[], completesEvent: boolean) =>
+    quiet.query('select record_webhook_attempts($1::jsonb, 5)', [
+      JSON.stringify(
+        claimed.map((delivery) => ({
+          delivery_id: delivery.id,
+          webhook_id: delivery.webhook_id,
+          event_id: delivery.event_id,
+          event_created_at: delivery.event_created_at,
+          attempt: delivery.attempts + 1,
+          attempted_at: clock.now(),
+          status_code: 204,
+          error: null,
+          duration_ms: 3,
+          status: 'delivered',
+          next_attempt_at: null,
+          finished_at: clock.now(),
+          completes_event: completesEvent,
+        })),
+      ),
+    ]);
+  const deliveryId = async (eventId: string, webhookId: string) =>
+    (await quiet.query<{ id: string }>('select webhook_delivery_id($1, $2) as id', [eventId, webhookId]))[0]!.id;
+  const register = async (agent: AgentWithToken, url: string) =>
+    (await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(agent.token), payload: { url } })).json<{ id: string }>().id;
 
-  it('queues an event once for the dispatcher only when its agent has a matching endpoint', async () => {
+  it('queues an event once, only when its agent has a matching endpoint, and writes its deliveries with their outcomes', async () => {
     const [withHooks, cancelOnly, without] = [await createAgent(quiet, root), await createAgent(quiet, root), await createAgent(quiet, root)];
-    for (const url of ['http://127.0.0.1:9/a', 'http://127.0.0.1:9/b']) {
-      await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(withHooks.token), payload: { url } });
-    }
+    const hooks = [await register(withHooks, 'http://127.0.0.1:9/a'), await register(withHooks, 'http://127.0.0.1:9/b')].sort();
     await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(cancelOnly.token), payload: { url: 'http://127.0.0.1:9/c', events: ['booking.cancelled'] } });
-    const booked = await Promise.all([withHooks, cancelOnly, without].map((agent) => createBooking(quiet, agent, '2031-04-01T09:00:00Z', '2031-04-01T10:00:00Z')));
-    const queued = await quiet.query<{ agent_id: string }>('select e.agent_id from webhook_fanout f join booking_events e on e.id = f.event_id');
+    await Promise.all([withHooks, cancelOnly, without].map((agent) => createBooking(quiet, agent, '2031-04-01T09:00:00Z', '2031-04-01T10:00:00Z')));
+    const queued = await quiet.query<{ agent_id: string; event_id: string }>('select e.agent_id, e.id::text as event_id from webhook_fanout f join booking_events e on e.id = f.event_id');
     expect(queued.map((row) => row.agent_id)).toEqual([withHooks.id]);
+
+    const claimed = await claim(10);
+    // One per endpoint, named before it is written; the event is leased, not claimable twice.
+    expect(claimed.map(({ webhook_id, queued: fromQueue, attempts }) => ({ webhook_id, fromQueue, attempts }))).toEqual(
+      hooks.map((webhook_id) => ({ webhook_id, fromQueue: true, attempts: 0 })),
+    );
+    expect(claimed.map((delivery) => delivery.id)).toEqual(await Promise.all(hooks.map((hook) => deliveryId(queued[0]!.event_id, hook))));
+    expect(await claim(10)).toEqual([]);
     expect(await count('select count(*)::int as n from webhook_deliveries')).toBe(0);
 
-    expect(await fanOut(1000, 10)).toBe(1);
-    const created = await quiet.query<{ event_id: string; booking_id: string }>(
-      'select d.event_id::text, e.booking_id from webhook_deliveries d join booking_events e on e.id = d.event_id',
-    );
-    expect(created.map((row) => row.booking_id)).toEqual([booked[0]!.id, booked[0]!.id]);
+    await record(claimed, false);
+    expect(await count(`select count(*)::int as n from webhook_deliveries where status = 'delivered' and attempts = 1`)).toBe(2);
+    expect(await count('select count(*)::int as n from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id where d.event_id = $1', [queued[0]!.event_id])).toBe(2);
+    // Not marked as its last: the event stays queued (leased) until an outcome says so.
+    expect(await count('select count(*)::int as n from webhook_fanout')).toBe(1);
+    await record([], false);
+    await record(claimed.slice(1).map((delivery) => ({ ...delivery, attempts: 1 })), true); // a repeat records nothing more
+    expect(await count('select count(*)::int as n from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id where d.event_id = $1', [queued[0]!.event_id])).toBe(2);
     expect(await count('select count(*)::int as n from webhook_fanout')).toBe(0);
-    expect(await fanOut(1000, 10)).toBe(0); // nothing is fanned out twice
   });
 
   it('sends an event to the endpoints registered and enabled when it happened', async () => {
     const owner = await createAgent(quiet, root);
-    const early = (await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(owner.token), payload: { url: 'http://127.0.0.1:9/early' } })).json();
-    const disabledLater = (await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(owner.token), payload: { url: 'http://127.0.0.1:9/later' } })).json();
+    const early = await register(owner, 'http://127.0.0.1:9/early');
+    const disabledLater = await register(owner, 'http://127.0.0.1:9/later');
+    const disabledBefore = await register(owner, 'http://127.0.0.1:9/before');
+    await quiet.query('update webhooks set disabled_at = $2 where id = $1', [disabledBefore, clock.now()]);
     clock.set('2031-03-01T12:01:00Z');
     await createBooking(quiet, owner, '2031-05-01T09:00:00Z', '2031-05-01T10:00:00Z');
-    // After the event, before the dispatcher's pass: one endpoint is registered, one disabled.
+    // After the event, before the dispatcher's claim: one endpoint is registered, one disabled.
     clock.set('2031-03-01T12:02:00Z');
-    await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(owner.token), payload: { url: 'http://127.0.0.1:9/new' } });
-    await quiet.query('update webhooks set disabled_at = $2 where id = $1', [disabledLater.id, clock.now()]);
+    await register(owner, 'http://127.0.0.1:9/new');
+    await quiet.query('update webhooks set disabled_at = $2 where id = $1', [disabledLater, clock.now()]);
 
-    await fanOut(1000, 10);
-    const targets = await quiet.query<{ webhook_id: string }>(
-      'select d.webhook_id from webhook_deliveries d join webhooks w on w.id = d.webhook_id where w.agent_id = $1 order by w.url',
-      [owner.id],
+    const claimed = await claim(10);
+    expect(claimed.map(({ webhook_id, webhook_disabled }) => ({ webhook_id, webhook_disabled }))).toEqual(
+      [
+        { webhook_id: early, webhook_disabled: false },
+        { webhook_id: disabledLater, webhook_disabled: true },
+      ].sort((a, b) => a.webhook_id.localeCompare(b.webhook_id)),
     );
-    expect(targets.map((row) => row.webhook_id)).toEqual([early.id, disabledLater.id]);
+    await record(claimed, true);
+    expect(await count('select count(*)::int as n from webhook_fanout')).toBe(0);
   });
 
-  it('turns queued events into deliveries only while few are due, not counting endpoints this process keeps busy', async () => {
+  it('claims an event again when its lease ends, for the endpoints still without a delivery only', async () => {
+    const owner = await createAgent(quiet, root);
+    const hooks = [await register(owner, 'http://127.0.0.1:9/x'), await register(owner, 'http://127.0.0.1:9/y'), await register(owner, 'http://127.0.0.1:9/z')];
+    await createBooking(quiet, owner, '2031-06-01T09:00:00Z', '2031-06-01T10:00:00Z');
+    const first = await claim(10);
+    expect(first).toHaveLength(3);
+    // The process recorded one outcome, marked as the event's last (a batch with the others failed), then died.
+    await record(first.slice(0, 1), true);
+    expect(await count('select count(*)::int as n from webhook_fanout where event_id = $1', [first[0]!.event_id])).toBe(1);
+    expect(await claim(10)).toEqual([]); // still leased
+
+    clock.set(new Date(clock.now().getTime() + LEASE_MS + 1));
+    // An attempt still in flight in this process is not claimed by it twice.
+    const again = await claim(10, [], [first[1]!.id]);
+    expect(again.map((delivery) => delivery.id)).toEqual([first[2]!.id]);
+    clock.set(new Date(clock.now().getTime() + LEASE_MS + 1));
+    const rest = await claim(10);
+    expect(rest.map((delivery) => delivery.id).sort()).toEqual([first[1]!.id, first[2]!.id].sort());
+    await record(rest, true);
+    expect(await count('select count(*)::int as n from webhook_deliveries where event_id = $1', [first[0]!.event_id])).toBe(hooks.length);
+    expect(await count('select count(*)::int as n from webhook_fanout where event_id = $1', [first[0]!.event_id])).toBe(0);
+  });
+
+  it('takes whole events for its places, and writes the deliveries past an endpoint’s places as waiting ones', async () => {
     const agent = await createAgent(quiet, root);
-    const hooks: string[] = [];
-    for (const n of [1, 2, 3]) {
-      hooks.push((await quiet.rest({ method: 'POST', url: '/api/webhooks', headers: bearer(agent.token), payload: { url: `http://127.0.0.1:9/${n}` } })).json().id);
-    }
-    await quiet.query('delete from webhook_deliveries');
+    const hooks = [await register(agent, 'http://127.0.0.1:9/1'), await register(agent, 'http://127.0.0.1:9/2'), await register(agent, 'http://127.0.0.1:9/3')];
     for (let day = 1; day <= 20; day++) {
       const start = new Date(Date.UTC(2031, 6, day, 9));
       await createBooking(quiet, agent, start.toISOString(), new Date(start.getTime() + 3_600_000).toISOString());
     }
-    const deliveries = () => count('select count(*)::int as n from webhook_deliveries');
-    expect(await count('select count(*)::int as n from webhook_fanout')).toBe(20);
+    const queued = () => count('select count(*)::int as n from webhook_fanout where leased_until is null');
+    expect(await queued()).toBe(20);
 
-    // Below 8 due: 2 events (3 deliveries each) per pass, then nothing while 8 or more are due.
-    expect(await fanOut(8, 2)).toBe(2);
-    expect(await deliveries()).toBe(6);
-    expect(await fanOut(8, 2)).toBe(2);
-    expect(await deliveries()).toBe(12);
-    expect(await fanOut(8, 2)).toBe(0);
-    // Claimed (leased) deliveries are no longer due: 12 - 6 = 6 due, so the next pass tops up again.
-    expect(await claim(6)).toHaveLength(6);
-    expect(await fanOut(8, 2)).toBe(2);
-    expect(await deliveries()).toBe(18);
-    // Due deliveries of endpoints this process keeps busy do not count: a hanging endpoint's backlog
-    // cannot hold up other agents' events.
-    expect(await fanOut(8, 2)).toBe(0);
-    expect(await fanOut(8, 2, hooks)).toBe(2);
-    expect(await count('select count(*)::int as n from webhook_fanout')).toBe(12);
+    // Four places: the first event fills three, the second starts before they run out (3 deliveries each).
+    expect(await claim(4)).toHaveLength(6);
+    expect(await queued()).toBe(18);
+    // Endpoint 1 busy in this process: its deliveries wait in the table, due at once, for any process.
+    const busy = await claim(3, [hooks[0]!]);
+    expect(busy.map((delivery) => delivery.webhook_id).sort()).toEqual([hooks[1]!, hooks[2]!].sort());
+    expect(await count(`select count(*)::int as n from webhook_deliveries where status = 'pending' and webhook_id = $1`, [hooks[0]!])).toBe(1);
+    // The waiting one first, then ten events: four places per endpoint (the waiting one took one of endpoint 1's),
+    // and the other deliveries of each endpoint wait.
+    const many = await claim(30);
+    expect(many.filter((delivery) => !delivery.queued).map((delivery) => delivery.webhook_id)).toEqual([hooks[0]!]);
+    expect(many.filter((delivery) => delivery.queued)).toHaveLength(3 + 4 + 4);
+    const waiting = () => count(`select count(*)::int as n from webhook_deliveries where status = 'pending' and next_attempt_at <= $1`, [clock.now()]);
+    expect(await waiting()).toBe(7 + 6 + 6);
+    // Waiting deliveries come first in the next claim (at most four per endpoint); of the seven events left, the six
+    // that start within the 18 places left are taken, and all their deliveries wait (every endpoint's places are used).
+    const next = await claim(30);
+    expect(next.map((delivery) => delivery.queued)).toEqual(Array(12).fill(false));
+    expect(await queued()).toBe(1);
+    expect(await waiting()).toBe(19 - 12 + 6 * 3);
+    // Events all of whose deliveries wait left the queue; the seven with one in flight here stay leased.
+    expect(await count('select count(*)::int as n from webhook_fanout where leased_until is not null')).toBe(2 + 1 + 4);
   });
 });

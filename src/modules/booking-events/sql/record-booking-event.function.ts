@@ -24,9 +24,10 @@ begin
   insert into booking_events (agent_id, type, booking_id, booking, previous, created_at)
     values (p_agent, p_type, p_booking.id, booking_item(p_booking), p_previous, p_at)
     returning id into v_event_id;
-  insert into webhook_fanout (event_id)
-  select v_event_id
-   where exists (select 1 from webhooks w where w.agent_id = p_agent and w.disabled_at is null and p_type = any (w.events));
+  -- How many deliveries it brings sizes the dispatcher's claims.
+  insert into webhook_fanout (event_id, deliveries)
+  select v_event_id, n from (select count(*)::int as n from webhooks w where w.agent_id = p_agent and w.disabled_at is null and p_type = any (w.events)) c
+   where n > 0;
   get diagnostics v_deliveries = row_count;
   return jsonb_build_object('eventId', v_event_id::text, 'previousEventId', v_previous::text, 'agentId', p_agent, 'type', p_type,
                             'deliveries', v_deliveries);

@@ -2,11 +2,18 @@ import { sqlDefinition } from '../../../platform/db/sql-definitions.js';
 import { ASYNCHRONOUS_COMMIT_SQL } from './asynchronous-commit.js';
 
 /**
- * Leases due deliveries (at most `p_per_webhook` per endpoint, skipping endpoints busy in this process) for one
- * attempt each, with what sending them needs: the event's `data` (its booking, and for a reschedule the range
- * before), and the cursor of the event the endpoint was sent before this one (`previous_event_id`: the agent's
- * newest earlier event of a type the endpoint takes, since it was registered, whether or not it was delivered),
- * so that a receiver that did not get that one sees the gap.
+ * Leases work for one attempt each, with what sending it needs: first deliveries that wait in the table (retries,
+ * redeliveries; at most `p_per_webhook` per endpoint, skipping endpoints busy in this process), then queued events
+ * for the places left, one answer per endpoint that takes the event (`queued`, with the id its delivery will have;
+ * it is written with the attempt's outcome). An event's deliveries past its endpoint's places are written as
+ * waiting deliveries instead. A queued event claimed before (its process died, or a batch of its outcomes failed)
+ * is sent only to the endpoints still without a delivery. Each answer carries the event's `data` (its booking, and
+ * for a reschedule the range before), and the cursor of the event the endpoint was sent before this one
+ * (`previous_event_id`: the agent's newest earlier event of a type the endpoint takes, since it was registered,
+ * whether or not it was delivered), so that a receiver that did not get that one sees the gap.
+ *
+ * Places are counted in deliveries (a queued event's as its writer counted its endpoints); the last event taken may
+ * bring a claim past `p_limit` by fewer deliveries than an agent has endpoints. Only the events taken are locked.
  */
 export const claimWebhookDeliveriesFunction = sqlDefinition(
   'claim_webhook_deliveries',
@@ -14,7 +21,8 @@ export const claimWebhookDeliveriesFunction = sqlDefinition(
 create or replace function claim_webhook_deliveries(p_now timestamptz, p_lease_until timestamptz, p_limit int, p_only uuid,
                                                     p_in_flight uuid[], p_busy_webhooks uuid[], p_per_webhook int)
 returns table (id uuid, attempts int, webhook_id uuid, url text, secret text, webhook_disabled boolean,
-               event_id bigint, event_type text, event_created_at timestamptz, booking jsonb, previous jsonb, previous_event_id bigint)
+               event_id bigint, event_type text, event_created_at timestamptz, booking jsonb, previous jsonb, previous_event_id bigint,
+               queued boolean)
 language sql
 set plan_cache_mode = force_custom_plan
 set enable_bitmapscan = off
@@ -36,11 +44,62 @@ as $$
   ), leased as (
     update webhook_deliveries d set next_attempt_at = p_lease_until from due where d.id = due.id
     returning d.id, d.attempts, d.webhook_id, d.event_id
+  ), places as (
+    select greatest(p_limit - (select count(*) from due), 0) as n
+  ), cut as (
+    -- The oldest claimable events that start within the places left (each brings about \`deliveries\`); locked next.
+    select c.event_id from (
+      select q.event_id, sum(q.deliveries) over (order by q.event_id) - q.deliveries as before_event
+        from (select q.event_id, q.deliveries from webhook_fanout q
+               where p_only is null and (q.leased_until is null or q.leased_until <= p_now)
+               order by q.event_id limit (select n from places)) q
+    ) c
+     where c.before_event < (select n from places)
+  ), queued as (
+    select q.event_id, q.leased_until is not null as claimed_before
+      from webhook_fanout q
+     where q.event_id = any (array(select c.event_id from cut c))
+       -- Re-checked on the newest version of a row another claim leased meanwhile.
+       and (q.leased_until is null or q.leased_until <= p_now)
+       for update skip locked
+  ), expansion as (
+    select e.id as event_id, e.created_at as event_created_at, w.id as webhook_id, webhook_delivery_id(e.id, w.id) as delivery_id,
+           t.claimed_before, row_number() over (partition by w.id order by e.id) as place
+      from queued t
+      join booking_events e on e.id = t.event_id
+      join webhooks w on w.agent_id = e.agent_id and webhook_takes_event(w, e)
+  ), taken as (
+    select x.*,
+           -- An endpoint's places in this claim go first to its waiting deliveries.
+           x.webhook_id = any (p_busy_webhooks) or x.place + (select count(*) from leased l where l.webhook_id = x.webhook_id) > p_per_webhook as parked
+      from expansion x
+     -- Claimed before (its process died, or a batch of its outcomes failed): only the endpoints without a delivery,
+     -- and never one still in flight here after a lapsed lease.
+     where not x.claimed_before
+        or (x.delivery_id <> all (p_in_flight) and not exists (select 1 from webhook_deliveries d where d.id = x.delivery_id))
+  ), emptied as (
+    -- Nothing left to send here: every endpoint has its delivery (recorded before, or waiting from this claim on),
+    -- or is gone, and none is still in flight.
+    delete from webhook_fanout f
+     where f.event_id = any (array(select t.event_id from queued t
+                                    where not exists (select 1 from taken x where x.event_id = t.event_id and not x.parked)
+                                      and not exists (select 1 from expansion x where x.event_id = t.event_id and x.delivery_id = any (p_in_flight))))
+  ), held as (
+    update webhook_fanout f set leased_until = p_lease_until where f.event_id = any (array(select distinct t.event_id from taken t where not t.parked))
+  ), waiting as (
+    insert into webhook_deliveries (id, webhook_id, event_id, status, attempts, next_attempt_at, created_at)
+    select t.delivery_id, t.webhook_id, t.event_id, 'pending', 0, t.event_created_at, t.event_created_at from taken t where t.parked
+    on conflict (id) do nothing
+  ), answer as (
+    select l.id, l.attempts, l.webhook_id, l.event_id, false as queued from leased l
+    union all
+    select t.delivery_id, 0, t.webhook_id, t.event_id, true from taken t where not t.parked
   )
-  select l.id, l.attempts, w.id, w.url, w.secret, w.disabled_at is not null, e.id, e.type, e.created_at, e.booking, e.previous,
+  select a.id, a.attempts, w.id, w.url, w.secret, w.disabled_at is not null, e.id, e.type, e.created_at, e.booking, e.previous,
          (select max(p.id) from booking_events p
-           where p.agent_id = e.agent_id and p.id < e.id and p.type = any (w.events) and p.created_at >= w.created_at)
-    from leased l join webhooks w on w.id = l.webhook_id join booking_events e on e.id = l.event_id;
+           where p.agent_id = e.agent_id and p.id < e.id and p.type = any (w.events) and p.created_at >= w.created_at),
+         a.queued
+    from answer a join webhooks w on w.id = a.webhook_id join booking_events e on e.id = a.event_id;
 $$;
 `,
 );

@@ -2,11 +2,13 @@ import { sqlDefinition } from '../../../platform/db/sql-definitions.js';
 import { ASYNCHRONOUS_COMMIT } from './asynchronous-commit.js';
 
 /**
- * Records a batch of attempt outcomes: the deliveries (only the attempt this process claimed) and their attempt
- * rows in one set-based statement, then the endpoints' failure counts (disabled after `p_disable_after` in a
- * row) outcome by outcome in order of finishing, for the endpoints whose count can change: one with a failure
- * in the batch or failures before it. The common batch (every attempt delivered, no endpoint failing) changes
- * no endpoint and runs no loop.
+ * Records a batch of attempt outcomes: the deliveries (a first attempt of a queued event writes its delivery; a
+ * later one updates it, only for the attempt this process claimed) and their attempt rows in one set-based
+ * statement; then the endpoints' failure counts (disabled after `p_disable_after` in a row) outcome by outcome in
+ * order of finishing, for the endpoints whose count can change: one with a failure in the batch or failures
+ * before it (the common batch, every attempt delivered and no endpoint failing, changes no endpoint and runs no
+ * loop); then the queued events whose last claimed delivery is in the batch (`completes_event`) leave the queue,
+ * if every endpoint that takes them has its delivery.
  */
 export const recordWebhookAttemptsFunction = sqlDefinition(
   'record_webhook_attempts',
@@ -18,29 +20,37 @@ declare
 begin
   ${ASYNCHRONOUS_COMMIT}
   with outcome as (
-    select * from jsonb_to_recordset(p_attempts) as x(delivery_id uuid, webhook_id uuid, attempt int, attempted_at timestamptz,
-                                                     status_code int, error text, duration_ms int, status text,
-                                                     next_attempt_at timestamptz, finished_at timestamptz)
+    select * from jsonb_to_recordset(p_attempts) as x(delivery_id uuid, webhook_id uuid, event_id bigint, event_created_at timestamptz,
+                                                     attempt int, attempted_at timestamptz, status_code int, error text, duration_ms int,
+                                                     status text, next_attempt_at timestamptz, finished_at timestamptz)
   ), delivery as (
-    -- A delivery deleted meanwhile (with its webhook) or attempted again after a lapsed lease records nothing,
-    -- and fails nothing else in the batch.
-    update webhook_deliveries d
-       set attempts = o.attempt, status = o.status, next_attempt_at = o.next_attempt_at, last_error = o.error,
-           delivered_at = case when o.status = 'delivered' then o.finished_at end
+    insert into webhook_deliveries as d (id, webhook_id, event_id, status, attempts, next_attempt_at, last_error, delivered_at, created_at)
+    select o.delivery_id, o.webhook_id, o.event_id, o.status, o.attempt, o.next_attempt_at, o.error,
+           case when o.status = 'delivered' then o.finished_at end, o.event_created_at
       from outcome o
-     where d.id = o.delivery_id and d.status = 'pending' and d.attempts = o.attempt - 1
-    returning o.*
+     -- A delivery whose endpoint or event was deleted meanwhile records nothing, and fails nothing else in the
+     -- batch (locked: they cannot go before the commit).
+     where exists (select 1 from webhooks w where w.id = o.webhook_id for key share)
+       and exists (select 1 from booking_events e where e.id = o.event_id for key share)
+    on conflict (id) do update
+       set attempts = excluded.attempts, status = excluded.status, next_attempt_at = excluded.next_attempt_at,
+           last_error = excluded.last_error, delivered_at = excluded.delivered_at
+     -- One attempted again after a lapsed lease (by another process) records nothing.
+     where d.status = 'pending' and d.attempts = excluded.attempts - 1
+    returning d.id
+  ), recorded as (
+    select o.* from outcome o join delivery r on r.id = o.delivery_id
   ), attempt as (
     insert into webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
-    select r.delivery_id, r.attempt, r.attempted_at, r.status_code, r.error, r.duration_ms from delivery r
+    select r.delivery_id, r.attempt, r.attempted_at, r.status_code, r.error, r.duration_ms from recorded r
   ), changing as materialized (
     -- Each endpoint looked up once (as a semi-join it was looked up once per outcome for every outcome).
-    select distinct c.webhook_id from delivery c join webhooks w on w.id = c.webhook_id
+    select distinct c.webhook_id from recorded c join webhooks w on w.id = c.webhook_id
      where c.status = 'failed' or w.consecutive_failures <> 0
   )
   select jsonb_agg(jsonb_build_object('webhook_id', r.webhook_id, 'status', r.status, 'error', r.error, 'finished_at', r.finished_at))
     into v_endpoint_outcomes
-    from delivery r join changing on changing.webhook_id = r.webhook_id
+    from recorded r join changing on changing.webhook_id = r.webhook_id
    where r.status <> 'pending';
 
   for a in
@@ -58,6 +68,14 @@ begin
        -- Only a failed delivery, or the first success after failures, changes the endpoint.
        and (a.status = 'failed' or (a.status = 'delivered' and w.consecutive_failures <> 0));
   end loop;
+
+  -- A statement of its own: it must see the deliveries written above. An event some of whose outcomes were
+  -- lost (a batch that failed) stays queued, and is claimed again for those endpoints when its lease ends.
+  delete from webhook_fanout f
+   where f.event_id = any (array(select (x->>'event_id')::bigint from jsonb_array_elements(p_attempts) x where (x->>'completes_event')::boolean))
+     and not exists (select 1 from booking_events e join webhooks w on w.agent_id = e.agent_id and webhook_takes_event(w, e)
+                      where e.id = f.event_id
+                        and not exists (select 1 from webhook_deliveries d where d.id = webhook_delivery_id(e.id, w.id)));
 end
 $$;
 `,

@@ -17,12 +17,14 @@ export interface ClaimedDelivery {
   previous: PreviousRange | null;
   /** The endpoint's previous event (`webhook-previous-cursor`); null for its first. */
   previous_event_id: string | null;
+  /** A queued event's delivery, written with the outcome of this (its first) attempt. */
+  queued: boolean;
 }
 
 /**
- * Due deliveries, leased to this process, with the endpoint and the event in the same round trip
- * (`claim_webhook_deliveries`). `only` claims one delivery if it is due; deliveries this process
- * still has in flight (a lease that ran out under load) are never claimed twice.
+ * Due deliveries and queued events' deliveries, leased to this process, with the endpoint and the event in
+ * the same round trip (`claim_webhook_deliveries`). `only` claims one waiting delivery if it is due;
+ * deliveries this process still has in flight (a lease that ran out under load) are never claimed twice.
  */
 export const CLAIM_DELIVERIES = namedStatement<
   [now: Date, leaseUntil: Date, limit: number, only: string | null, inFlight: string[], busyWebhooks: string[], perWebhook: number],
@@ -30,23 +32,17 @@ export const CLAIM_DELIVERIES = namedStatement<
 >(
   'claim_webhook_deliveries',
   `select id, attempts, webhook_id, url, secret, webhook_disabled, event_id::text, event_type, event_created_at, booking, previous,
-          previous_event_id::text
+          previous_event_id::text, queued
      from claim_webhook_deliveries($1, $2, $3, $4::uuid, $5::uuid[], $6::uuid[], $7::int)`,
-);
-
-/**
- * Queued events (`webhook_fanout`) become deliveries, at most `events` of them, while fewer than
- * `dueBelow` deliveries are due outside `busyWebhooks`; answers how many events it took.
- */
-export const FAN_OUT_EVENTS = namedStatement<[now: Date, busyWebhooks: string[], dueBelow: number, events: number], { taken: number }>(
-  'fan_out_webhook_events',
-  'select fan_out_webhook_events($1, $2::uuid[], $3::int, $4::int) as taken',
 );
 
 /** One attempt's outcome, as `record_webhook_attempts` reads it. */
 export interface AttemptOutcome {
   delivery_id: string;
   webhook_id: string;
+  event_id: string;
+  /** A delivery written by this outcome is as old as its event. */
+  event_created_at: string;
   attempt: number;
   attempted_at: Date;
   status_code: number | null;
@@ -55,6 +51,8 @@ export interface AttemptOutcome {
   status: DeliveryStatus;
   next_attempt_at: Date | null;
   finished_at: Date;
+  /** The last of a queued event's deliveries this process claimed: the event may leave the queue. */
+  completes_event: boolean;
 }
 
 /** Attempts' outcomes (attempt rows, deliveries, the endpoints' failure counts), many per round trip. */
