@@ -13,16 +13,24 @@ import { Migration } from '@mikro-orm/migrations';
  * row per matching endpoint with the delivery's id, `webhook_delivery_id(event, endpoint)`; the record inserts the
  * delivery with its outcome (an upsert: a retry updates the row its first attempt wrote) and deletes the queued
  * event once every endpoint of it has its delivery. An event whose process died before it got there is leased
- * again when the lease ends and sent to the endpoints still without a delivery, the others never twice: the id is
- * the same for the same event and endpoint. Deliveries that wait (retries, redeliveries, an endpoint busy in this
+ * again when the lease ends and sent to the endpoints still without a delivery (the id is the same for the same
+ * event and endpoint); one whose outcome the first process records after that is sent twice, as at-least-once
+ * delivery allows. Deliveries that wait (retries, redeliveries, an endpoint busy in this
  * process) are rows as before and claimed as before.
+ *
+ * During a rolling upgrade, processes of the previous version find no fan-out function (an error logged each
+ * pass) and cannot record what they claim: those deliveries are sent again when their lease ends.
  */
 export class Migration20261127060000_webhook_deliveries_at_first_attempt extends Migration {
   override up(): void {
     this.addSql('alter table webhook_fanout add column leased_until timestamptz;');
     // How many deliveries the event brings, as its writer counted its endpoints: the claim takes events for its places by it.
+    // The default serves the writers of the old version until the new record_booking_event is applied.
     this.addSql('alter table webhook_fanout add column deliveries int not null default 1;');
-    this.addSql('alter table webhook_fanout alter column deliveries drop default;');
+    this.addSql(`
+      update webhook_fanout f
+         set deliveries = greatest(1, (select count(*) from booking_events e join webhooks w on w.agent_id = e.agent_id and e.type = any (w.events)
+                                        where e.id = f.event_id));`);
     this.addSql('drop function if exists fan_out_webhook_events(timestamptz, uuid[], int, int);');
     // Its answer gains a column.
     this.addSql('drop function if exists claim_webhook_deliveries(timestamptz, timestamptz, int, uuid, uuid[], uuid[], int);');

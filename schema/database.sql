@@ -280,7 +280,7 @@ create table webhook_deliveries (
 create table webhook_fanout (
   event_id bigint not null,
   leased_until timestamp with time zone,
-  deliveries integer not null
+  deliveries integer default 1 not null
 );
 
 create table webhooks (
@@ -1138,9 +1138,15 @@ AS $function$
                and d.id <> all (p_in_flight) and d.webhook_id <> all (p_busy_webhooks)
              order by d.next_attempt_at
              limit p_limit * 8) c
+  ), reserved as (
+    -- A quarter of the places is kept for queued events while any wait: new events never queue behind a backlog
+    -- of retries.
+    select case when p_only is null and exists (select 1 from webhook_fanout q where q.leased_until is null or q.leased_until <= p_now)
+                then (p_limit + 3) / 4 else 0 end as n
   ), due as (
     select d.id from webhook_deliveries d
-     where d.id = any (array(select c.id from candidates c where c.place <= p_per_webhook order by c.next_attempt_at limit p_limit))
+     where d.id = any (array(select c.id from candidates c where c.place <= p_per_webhook order by c.next_attempt_at
+                              limit p_limit - (select n from reserved)))
        -- Re-checked on the newest version of a row another claim leased meanwhile.
        and d.status = 'pending' and d.next_attempt_at <= p_now
      for update of d skip locked
@@ -1149,22 +1155,17 @@ AS $function$
     returning d.id, d.attempts, d.webhook_id, d.event_id
   ), places as (
     select greatest(p_limit - (select count(*) from due), 0) as n
-  ), cut as (
-    -- The oldest claimable events that start within the places left (each brings about `deliveries`); locked next.
-    select c.event_id from (
-      select q.event_id, sum(q.deliveries) over (order by q.event_id) - q.deliveries as before_event
-        from (select q.event_id, q.deliveries from webhook_fanout q
+  ), queued as (
+    -- The oldest claimable events that start within the places left (each brings about `deliveries`), locked
+    -- before the limit so that claims at once take different events; the running sum is taken over what was locked.
+    select c.event_id, c.claimed_before from (
+      select q.event_id, q.claimed_before, sum(q.deliveries) over (order by q.event_id) - q.deliveries as before_event
+        from (select q.event_id, q.deliveries, q.leased_until is not null as claimed_before from webhook_fanout q
                where p_only is null and (q.leased_until is null or q.leased_until <= p_now)
-               order by q.event_id limit (select n from places)) q
+               order by q.event_id limit (select n from places)
+                 for update skip locked) q
     ) c
      where c.before_event < (select n from places)
-  ), queued as (
-    select q.event_id, q.leased_until is not null as claimed_before
-      from webhook_fanout q
-     where q.event_id = any (array(select c.event_id from cut c))
-       -- Re-checked on the newest version of a row another claim leased meanwhile.
-       and (q.leased_until is null or q.leased_until <= p_now)
-       for update skip locked
   ), expansion as (
     select e.id as event_id, e.created_at as event_created_at, w.id as webhook_id, webhook_delivery_id(e.id, w.id) as delivery_id,
            t.claimed_before, row_number() over (partition by w.id order by e.id) as place
@@ -1668,6 +1669,11 @@ declare
   a record;
 begin
   perform set_config('synchronous_commit', 'off', true);
+  -- The batch's queued events first, in order: a claim of one of them (its lease ran out) that writes a waiting
+  -- delivery this batch writes too then finishes before, instead of each waiting for the other.
+  perform 1 from webhook_fanout f
+   where f.event_id = any (array(select distinct (x->>'event_id')::bigint from jsonb_array_elements(p_attempts) x))
+   order by f.event_id for no key update;
   with outcome as (
     select * from jsonb_to_recordset(p_attempts) as x(delivery_id uuid, webhook_id uuid, event_id bigint, event_created_at timestamptz,
                                                      attempt int, attempted_at timestamptz, status_code int, error text, duration_ms int,

@@ -143,7 +143,7 @@ const envSchema = z.object({
   WEBHOOK_TIMEOUT_MS: positiveInt(120_000).default(10_000),
   WEBHOOK_DISABLE_AFTER: positiveInt(1000).default(5),
   // 0: the dispatcher never yields to requests.
-  WEBHOOK_BUSY_PACE_MS: wholeNumber(0, 60_000).default(25),
+  WEBHOOK_BUSY_PACE_MS: wholeNumber(0, 60_000).default(50),
   DNS_SERVERS: z
     .string()
     .transform((value) =>

@@ -43,8 +43,8 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
   });
 
-  it('reads WEBHOOK_BUSY_PACE_MS from 0 (never yield) to 60000, 25 by default', () => {
-    expect(loadConfig({}).webhookBusyPaceMs).toBe(25);
+  it('reads WEBHOOK_BUSY_PACE_MS from 0 (never yield) to 60000, 50 by default', () => {
+    expect(loadConfig({}).webhookBusyPaceMs).toBe(50);
     expect(loadConfig({ WEBHOOK_BUSY_PACE_MS: '0' }).webhookBusyPaceMs).toBe(0);
     expect(loadConfig({ WEBHOOK_BUSY_PACE_MS: '60000' }).webhookBusyPaceMs).toBe(60_000);
     expect(() => loadConfig({ WEBHOOK_BUSY_PACE_MS: '60001' })).toThrow(ConfigError);

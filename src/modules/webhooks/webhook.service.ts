@@ -330,6 +330,18 @@ export class WebhookService {
    * `retryBaseMs · 2^(attempt-1)`, or marks it failed after the last attempt.
    */
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const progress = { counted: false };
+    try {
+      await this.attemptAndRecord(delivery, progress);
+    } finally {
+      // Cut short (shutdown) or failed before its outcome: it no longer holds its event back in this process,
+      // and the event leaves the queue only once it has this delivery too (record_webhook_attempts checks).
+      if (!progress.counted) this.completesEvent(delivery);
+    }
+  }
+
+  /** Sets `progress.counted` once the outcome counts for its queued event (on its way to the recorder). */
+  private async attemptAndRecord(delivery: ClaimedDelivery, progress: { counted: boolean }): Promise<void> {
     const attempt = delivery.attempts + 1;
     const started = this.clock.now();
     const { statusCode, error, failureKind } = delivery.webhook_disabled
@@ -349,6 +361,8 @@ export class WebhookService {
     this.recentAttempts.add(outcome);
     if (failureKind) this.lastFailure = { at: finished, kind: failureKind };
     const retryAt = succeeded || exhausted ? null : new Date(finished.getTime() + this.settings.retryBaseMs * 2 ** (attempt - 1));
+    const completesEvent = this.completesEvent(delivery);
+    progress.counted = true;
     await this.outcomes.add({
       delivery_id: delivery.id,
       webhook_id: delivery.webhook_id,
@@ -362,7 +376,7 @@ export class WebhookService {
       status: succeeded ? 'delivered' : exhausted ? 'failed' : 'pending',
       next_attempt_at: retryAt,
       finished_at: finished,
-      completes_event: this.completesEvent(delivery),
+      completes_event: completesEvent,
     });
     if (retryAt) setTimeout(() => this.deliveriesDue(), Math.max(0, retryAt.getTime() - finished.getTime())).unref();
   }

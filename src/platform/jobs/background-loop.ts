@@ -45,7 +45,8 @@ export class BackgroundLoop {
       this.timer = setTimeout(() => this.kick(), wait).unref();
       return;
     }
-    this.running = this.runPasses().then((pending) => {
+    // runPasses logs its failures; a logger that throws must not leave the loop stuck as running.
+    this.running = this.runPasses().catch(() => false).then((pending) => {
       this.running = undefined;
       if (!this.stopped) this.timer = setTimeout(() => this.kick(), pending || this.kicked ? this.untilNextTurn() : this.options.intervalMs).unref();
       this.kicked = false;

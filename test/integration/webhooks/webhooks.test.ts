@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { MAX_WEBHOOKS_PER_AGENT } from '../../../src/modules/webhooks/sql/webhooks-per-agent-limit.trigger.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
@@ -634,6 +635,35 @@ describe('deliveries written with their first outcome', () => {
     expect(await count('select count(*)::int as n from webhook_fanout where event_id = $1', [first[0]!.event_id])).toBe(0);
   });
 
+  it('takes other queued events while another claim holds the oldest (processes claiming at once)', async () => {
+    const agent = await createAgent(quiet, root);
+    await register(agent, 'http://127.0.0.1:9/p');
+    await register(agent, 'http://127.0.0.1:9/q');
+    for (let day = 1; day <= 6; day++) await createBooking(quiet, agent, `2031-09-0${day}T09:00:00Z`, `2031-09-0${day}T10:00:00Z`);
+    const other = new pg.Client({ connectionString: quiet.databaseUrl });
+    await other.connect();
+    try {
+      await other.query('begin');
+      const first = (
+        await other.query<{ event_id: string }>(`select event_id::text from claim_webhook_deliveries($1, $2, 4, null, '{}', '{}', 4)`, [
+          clock.now(),
+          new Date(clock.now().getTime() + LEASE_MS),
+        ])
+      ).rows;
+      // Its transaction still open: the events it took are locked, not yet leased.
+      const second = await claim(4);
+      await other.query('commit');
+      expect(first).toHaveLength(4);
+      expect(second).toHaveLength(4);
+      const events = (rows: { event_id: string }[]) => [...new Set(rows.map((row) => row.event_id))];
+      expect(events(second).filter((event) => events(first).includes(event))).toEqual([]);
+    } finally {
+      await other.end();
+      // Its events stay out of the next test's claims.
+      await quiet.query('delete from webhook_fanout f using booking_events e where e.id = f.event_id and e.agent_id = $1', [agent.id]);
+    }
+  });
+
   it('takes whole events for its places, and writes the deliveries past an endpoint’s places as waiting ones', async () => {
     const agent = await createAgent(quiet, root);
     const hooks = [await register(agent, 'http://127.0.0.1:9/1'), await register(agent, 'http://127.0.0.1:9/2'), await register(agent, 'http://127.0.0.1:9/3')];
@@ -641,7 +671,8 @@ describe('deliveries written with their first outcome', () => {
       const start = new Date(Date.UTC(2031, 6, day, 9));
       await createBooking(quiet, agent, start.toISOString(), new Date(start.getTime() + 3_600_000).toISOString());
     }
-    const queued = () => count('select count(*)::int as n from webhook_fanout where leased_until is null');
+    const ofAgent = 'from webhook_fanout f join booking_events e on e.id = f.event_id where e.agent_id = $1';
+    const queued = () => count(`select count(*)::int as n ${ofAgent} and f.leased_until is null`, [agent.id]);
     expect(await queued()).toBe(20);
 
     // Four places: the first event fills three, the second starts before they run out (3 deliveries each).
@@ -665,6 +696,6 @@ describe('deliveries written with their first outcome', () => {
     expect(await queued()).toBe(1);
     expect(await waiting()).toBe(19 - 12 + 6 * 3);
     // Events all of whose deliveries wait left the queue; the seven with one in flight here stay leased.
-    expect(await count('select count(*)::int as n from webhook_fanout where leased_until is not null')).toBe(2 + 1 + 4);
+    expect(await count(`select count(*)::int as n ${ofAgent} and f.leased_until is not null`, [agent.id])).toBe(2 + 1 + 4);
   });
 });

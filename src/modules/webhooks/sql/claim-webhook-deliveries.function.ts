@@ -3,8 +3,8 @@ import { ASYNCHRONOUS_COMMIT_SQL } from './asynchronous-commit.js';
 
 /**
  * Leases work for one attempt each, with what sending it needs: first deliveries that wait in the table (retries,
- * redeliveries; at most `p_per_webhook` per endpoint, skipping endpoints busy in this process), then queued events
- * for the places left, one answer per endpoint that takes the event (`queued`, with the id its delivery will have;
+ * redeliveries; at most `p_per_webhook` per endpoint, skipping endpoints busy in this process; a quarter of the
+ * places stays for queued events while any wait), then queued events for the places left, one answer per endpoint that takes the event (`queued`, with the id its delivery will have;
  * it is written with the attempt's outcome). An event's deliveries past its endpoint's places are written as
  * waiting deliveries instead. A queued event claimed before (its process died, or a batch of its outcomes failed)
  * is sent only to the endpoints still without a delivery. Each answer carries the event's `data` (its booking, and
@@ -35,9 +35,15 @@ as $$
                and d.id <> all (p_in_flight) and d.webhook_id <> all (p_busy_webhooks)
              order by d.next_attempt_at
              limit p_limit * 8) c
+  ), reserved as (
+    -- A quarter of the places is kept for queued events while any wait: new events never queue behind a backlog
+    -- of retries.
+    select case when p_only is null and exists (select 1 from webhook_fanout q where q.leased_until is null or q.leased_until <= p_now)
+                then (p_limit + 3) / 4 else 0 end as n
   ), due as (
     select d.id from webhook_deliveries d
-     where d.id = any (array(select c.id from candidates c where c.place <= p_per_webhook order by c.next_attempt_at limit p_limit))
+     where d.id = any (array(select c.id from candidates c where c.place <= p_per_webhook order by c.next_attempt_at
+                              limit p_limit - (select n from reserved)))
        -- Re-checked on the newest version of a row another claim leased meanwhile.
        and d.status = 'pending' and d.next_attempt_at <= p_now
      for update of d skip locked
@@ -46,22 +52,17 @@ as $$
     returning d.id, d.attempts, d.webhook_id, d.event_id
   ), places as (
     select greatest(p_limit - (select count(*) from due), 0) as n
-  ), cut as (
-    -- The oldest claimable events that start within the places left (each brings about \`deliveries\`); locked next.
-    select c.event_id from (
-      select q.event_id, sum(q.deliveries) over (order by q.event_id) - q.deliveries as before_event
-        from (select q.event_id, q.deliveries from webhook_fanout q
+  ), queued as (
+    -- The oldest claimable events that start within the places left (each brings about \`deliveries\`), locked
+    -- before the limit so that claims at once take different events; the running sum is taken over what was locked.
+    select c.event_id, c.claimed_before from (
+      select q.event_id, q.claimed_before, sum(q.deliveries) over (order by q.event_id) - q.deliveries as before_event
+        from (select q.event_id, q.deliveries, q.leased_until is not null as claimed_before from webhook_fanout q
                where p_only is null and (q.leased_until is null or q.leased_until <= p_now)
-               order by q.event_id limit (select n from places)) q
+               order by q.event_id limit (select n from places)
+                 for update skip locked) q
     ) c
      where c.before_event < (select n from places)
-  ), queued as (
-    select q.event_id, q.leased_until is not null as claimed_before
-      from webhook_fanout q
-     where q.event_id = any (array(select c.event_id from cut c))
-       -- Re-checked on the newest version of a row another claim leased meanwhile.
-       and (q.leased_until is null or q.leased_until <= p_now)
-       for update skip locked
   ), expansion as (
     select e.id as event_id, e.created_at as event_created_at, w.id as webhook_id, webhook_delivery_id(e.id, w.id) as delivery_id,
            t.claimed_before, row_number() over (partition by w.id order by e.id) as place

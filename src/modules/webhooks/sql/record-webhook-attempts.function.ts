@@ -19,6 +19,11 @@ declare
   a record;
 begin
   ${ASYNCHRONOUS_COMMIT}
+  -- The batch's queued events first, in order: a claim of one of them (its lease ran out) that writes a waiting
+  -- delivery this batch writes too then finishes before, instead of each waiting for the other.
+  perform 1 from webhook_fanout f
+   where f.event_id = any (array(select distinct (x->>'event_id')::bigint from jsonb_array_elements(p_attempts) x))
+   order by f.event_id for no key update;
   with outcome as (
     select * from jsonb_to_recordset(p_attempts) as x(delivery_id uuid, webhook_id uuid, event_id bigint, event_created_at timestamptz,
                                                      attempt int, attempted_at timestamptz, status_code int, error text, duration_ms int,
