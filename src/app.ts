@@ -208,7 +208,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     fanOutLimits,
   });
   const foreground = new ForegroundLoad();
-  app.addHook('onRequest', async () => foreground.arrived());
+  app.addHook('onRequest', (_request, _reply, done) => {
+    foreground.arrived();
+    done();
+  });
   app.addHook('onClose', async () => foreground.stop());
   const webhooksModule = createWebhooksModule({
     em: orm.em,
