@@ -25,7 +25,9 @@ export class Migration20261127060000_webhook_deliveries_at_first_attempt extends
   override up(): void {
     this.addSql('alter table webhook_fanout add column leased_until timestamptz;');
     // How many deliveries the event brings, as its writer counted its endpoints: the claim takes events for its places by it.
-    // The default serves the writers of the old version until the new record_booking_event is applied.
+    // The default serves the writers of the old version until the new record_booking_event is applied. The backfill
+    // counts every endpoint that takes the type (webhook_takes_event comes after the migrations): at most too many,
+    // which only makes a claim take fewer events.
     this.addSql('alter table webhook_fanout add column deliveries int not null default 1;');
     this.addSql(`
       update webhook_fanout f

@@ -1139,10 +1139,10 @@ AS $function$
              order by d.next_attempt_at
              limit p_limit * 8) c
   ), reserved as (
-    -- A quarter of the places is kept for queued events while any wait: new events never queue behind a backlog
-    -- of retries.
+    -- A quarter of the places (one of two to four, none of one) is kept for queued events while any wait: new
+    -- events never queue behind a backlog of retries, nor retries behind a burst.
     select case when p_only is null and exists (select 1 from webhook_fanout q where q.leased_until is null or q.leased_until <= p_now)
-                then (p_limit + 3) / 4 else 0 end as n
+                then least((p_limit + 3) / 4, p_limit - 1) else 0 end as n
   ), due as (
     select d.id from webhook_deliveries d
      where d.id = any (array(select c.id from candidates c where c.place <= p_per_webhook order by c.next_attempt_at

@@ -28,7 +28,8 @@ describe('a background loop', () => {
     loop.start();
     await sleep(300);
     await loop.stop();
-    expect(starts.length).toBeGreaterThan(30);
+    // Back to back (about 1 ms each on an idle machine); a loaded one still runs many more than the paced test's 6.
+    expect(starts.length).toBeGreaterThan(10);
   });
 
   it('while the process is busy, starts passes at most every everyMs, however often it is kicked, and at once when it is not', async () => {
@@ -47,7 +48,7 @@ describe('a background loop', () => {
 
       busy = false;
       await sleep(300);
-      expect(starts.length - whileBusy).toBeGreaterThan(30);
+      expect(starts.length - whileBusy).toBeGreaterThan(10);
     } finally {
       clearInterval(kicks);
       await loop.stop();

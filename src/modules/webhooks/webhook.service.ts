@@ -382,8 +382,9 @@ export class WebhookService {
   }
 
   /**
-   * Counts a queued event's delivery as having its outcome; true for the event's last one claimed here.
-   * Outcomes cut short at shutdown never count: the event stays queued, claimed again when its lease ends.
+   * Counts a queued event's delivery as done here; true for the event's last one claimed here. A delivery
+   * cut short (shutdown) or failed before its outcome counts without completing: the record's check keeps
+   * its event queued, claimed again for it when the lease ends.
    */
   private completesEvent(delivery: ClaimedDelivery): boolean {
     if (!delivery.queued) return false;

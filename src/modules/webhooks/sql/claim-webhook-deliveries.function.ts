@@ -13,7 +13,8 @@ import { ASYNCHRONOUS_COMMIT_SQL } from './asynchronous-commit.js';
  * whether or not it was delivered), so that a receiver that did not get that one sees the gap.
  *
  * Places are counted in deliveries (a queued event's as its writer counted its endpoints); the last event taken may
- * bring a claim past `p_limit` by fewer deliveries than an agent has endpoints. Only the events taken are locked.
+ * bring a claim past `p_limit` by fewer deliveries than an agent has endpoints. Up to `p_limit` queued events are
+ * locked for the statement (skipped by claims at once) to find the ones taken.
  */
 export const claimWebhookDeliveriesFunction = sqlDefinition(
   'claim_webhook_deliveries',
@@ -36,10 +37,10 @@ as $$
              order by d.next_attempt_at
              limit p_limit * 8) c
   ), reserved as (
-    -- A quarter of the places is kept for queued events while any wait: new events never queue behind a backlog
-    -- of retries.
+    -- A quarter of the places (one of two to four, none of one) is kept for queued events while any wait: new
+    -- events never queue behind a backlog of retries, nor retries behind a burst.
     select case when p_only is null and exists (select 1 from webhook_fanout q where q.leased_until is null or q.leased_until <= p_now)
-                then (p_limit + 3) / 4 else 0 end as n
+                then least((p_limit + 3) / 4, p_limit - 1) else 0 end as n
   ), due as (
     select d.id from webhook_deliveries d
      where d.id = any (array(select c.id from candidates c where c.place <= p_per_webhook order by c.next_attempt_at
