@@ -43,8 +43,8 @@ describe('HostResolver against a local name server', () => {
   it('gives up at the deadline, waiting for a place included, and refuses at once beyond the waiting bound', async () => {
     // Long enough that a loaded machine's timer lag (370 ms seen in CI) stays well below another deadline, which a
     // lookup that waited for its place and then took a deadline of its own would add.
-    const TIMEOUT_MS = 1_000;
-    const resolver = new HostResolver({ servers: [silent.address], timeoutMs: TIMEOUT_MS, maxConcurrent: 2, maxWaiting: 1 });
+    const DEADLINE_MS = 1_000;
+    const resolver = new HostResolver({ servers: [silent.address], timeoutMs: DEADLINE_MS, maxConcurrent: 2, maxWaiting: 1 });
     const started = performance.now();
     const settled = (promise: Promise<unknown>) => failureOf(promise).then((reason) => ({ reason, ms: performance.now() - started }));
     // Two in flight and one waiting: just inside the bound.
@@ -54,15 +54,15 @@ describe('HostResolver against a local name server', () => {
     expect(outside.reason).toBe('busy');
     expect(outside.ms).toBeLessThan(50);
 
-    await new Promise((resolve) => setTimeout(resolve, TIMEOUT_MS / 2));
+    await new Promise((resolve) => setTimeout(resolve, DEADLINE_MS / 2));
     // Only the two lookups holding a place have sent queries.
     expect(new Set(silent.queries.filter((name) => name.endsWith('.silent.test')))).toEqual(new Set(['a.silent.test', 'b.silent.test']));
 
     const results = await Promise.all(inside);
     for (const { reason, ms } of results) {
       expect(reason).toBe('timeout');
-      expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 20);
-      expect(ms).toBeLessThan(TIMEOUT_MS * 1.6);
+      expect(ms).toBeGreaterThanOrEqual(DEADLINE_MS - 20);
+      expect(ms).toBeLessThan(DEADLINE_MS * 1.6);
     }
     // The places are free again.
     expect(await failureOf(resolver.resolve('e.silent.test'))).toBe('timeout');
