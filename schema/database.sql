@@ -1155,14 +1155,24 @@ AS $function$
     returning d.id, d.attempts, d.webhook_id, d.event_id
   ), places as (
     select greatest(p_limit - (select count(*) from due), 0) as n
+  ), needed as (
+    -- How many events fill the places left (each brings about `deliveries`), judged on the oldest claimable ones
+    -- without locking them: only that many are locked next.
+    select count(*) as n from (
+      select sum(q.deliveries) over (order by q.event_id) - q.deliveries as before_event
+        from (select q.event_id, q.deliveries from webhook_fanout q
+               where p_only is null and (q.leased_until is null or q.leased_until <= p_now)
+               order by q.event_id limit (select n from places)) q
+    ) c
+     where c.before_event < (select n from places)
   ), queued as (
-    -- The oldest claimable events that start within the places left (each brings about `deliveries`), locked
-    -- before the limit so that claims at once take different events; the running sum is taken over what was locked.
+    -- Locked before the limit, so that claims at once take different events; those that start within the places
+    -- left are taken.
     select c.event_id, c.claimed_before from (
       select q.event_id, q.claimed_before, sum(q.deliveries) over (order by q.event_id) - q.deliveries as before_event
         from (select q.event_id, q.deliveries, q.leased_until is not null as claimed_before from webhook_fanout q
                where p_only is null and (q.leased_until is null or q.leased_until <= p_now)
-               order by q.event_id limit (select n from places)
+               order by q.event_id limit (select n from needed)
                  for update skip locked) q
     ) c
      where c.before_event < (select n from places)

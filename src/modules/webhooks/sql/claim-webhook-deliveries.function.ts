@@ -13,8 +13,8 @@ import { ASYNCHRONOUS_COMMIT_SQL } from './asynchronous-commit.js';
  * whether or not it was delivered), so that a receiver that did not get that one sees the gap.
  *
  * Places are counted in deliveries (a queued event's as its writer counted its endpoints); the last event taken may
- * bring a claim past `p_limit` by fewer deliveries than an agent has endpoints. Up to `p_limit` queued events are
- * locked for the statement (skipped by claims at once) to find the ones taken.
+ * bring a claim past `p_limit` by fewer deliveries than an agent has endpoints. The queued events locked are as
+ * many as the oldest claimable ones that fill the places (claims at once skip them and take the next).
  */
 export const claimWebhookDeliveriesFunction = sqlDefinition(
   'claim_webhook_deliveries',
@@ -53,14 +53,24 @@ as $$
     returning d.id, d.attempts, d.webhook_id, d.event_id
   ), places as (
     select greatest(p_limit - (select count(*) from due), 0) as n
+  ), needed as (
+    -- How many events fill the places left (each brings about \`deliveries\`), judged on the oldest claimable ones
+    -- without locking them: only that many are locked next.
+    select count(*) as n from (
+      select sum(q.deliveries) over (order by q.event_id) - q.deliveries as before_event
+        from (select q.event_id, q.deliveries from webhook_fanout q
+               where p_only is null and (q.leased_until is null or q.leased_until <= p_now)
+               order by q.event_id limit (select n from places)) q
+    ) c
+     where c.before_event < (select n from places)
   ), queued as (
-    -- The oldest claimable events that start within the places left (each brings about \`deliveries\`), locked
-    -- before the limit so that claims at once take different events; the running sum is taken over what was locked.
+    -- Locked before the limit, so that claims at once take different events; those that start within the places
+    -- left are taken.
     select c.event_id, c.claimed_before from (
       select q.event_id, q.claimed_before, sum(q.deliveries) over (order by q.event_id) - q.deliveries as before_event
         from (select q.event_id, q.deliveries, q.leased_until is not null as claimed_before from webhook_fanout q
                where p_only is null and (q.leased_until is null or q.leased_until <= p_now)
-               order by q.event_id limit (select n from places)
+               order by q.event_id limit (select n from needed)
                  for update skip locked) q
     ) c
      where c.before_event < (select n from places)
