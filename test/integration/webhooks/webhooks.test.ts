@@ -661,7 +661,9 @@ describe('deliveries written with their first outcome', () => {
       const events = (rows: { event_id: string }[]) => [...new Set(rows.map((row) => row.event_id))];
       expect(events(second).filter((event) => events(first).includes(event))).toEqual([]);
       // The first locked only the two events it took: the second took the next two, not ones further back.
-      const oldest = (await quiet.query<{ id: string }>('select id::text from booking_events where agent_id = $1 order by id limit 4', [agent.id])).map((row) => row.id);
+      const oldest = (await quiet.query<{ cursor: string }>('select e.id::text as cursor from booking_events e where e.agent_id = $1 order by e.id limit 4', [agent.id])).map(
+        (row) => row.cursor,
+      );
       expect([...events(first), ...events(second)].sort((a, b) => Number(a) - Number(b))).toEqual(oldest);
     } finally {
       await other.end();
