@@ -7,7 +7,7 @@ import { CHANGE_FEED_LIMITS } from '../../../src/modules/booking-events/index.js
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
 import { createBooking, hourSlot } from '../../factories/bookings.js';
 import { callTool, connectMcp } from '../../factories/mcp.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../../factories/webhook-receiver.js';
+import { eventually, startWebhookReceiver, type WebhookReceiver } from '../../factories/webhook-receiver.js';
 import { BookingChangesDocument } from '../../generated/graphql.js';
 import type { paths } from '../../generated/openapi.js';
 import { bearer, startTestApp, type TestApp } from '../../harness.js';
@@ -300,7 +300,12 @@ describe('the change feed', () => {
 
         const deliveriesOf = async (webhookId: string) =>
           (await t.query<{ n: number }>('select count(*)::int as n from webhook_deliveries d where d.webhook_id = $1', [webhookId]))[0]!.n;
-        expect([await deliveriesOf(all.id), await deliveriesOf(cancels.id)]).toEqual([4, 2]);
+        // A delivery's row is written with its outcome, after the receiver answered.
+        const counts = await eventually(async () => {
+          const found = [await deliveriesOf(all.id), await deliveriesOf(cancels.id)];
+          return found[0]! >= 4 && found[1]! >= 2 ? found : undefined;
+        });
+        expect(counts).toEqual([4, 2]);
 
         // Each endpoint's deliveries: the body's id is evt_<webhook-cursor>, signed; the previous cursor is
         // the endpoint's previous event (for the cancellations-only endpoint, the previous cancellation).
