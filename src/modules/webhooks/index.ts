@@ -85,7 +85,7 @@ export function createWebhooksModule(deps: WebhooksDeps) {
     logger,
     pass: () => webhooks.deliverDue(DISPATCH_CAPACITY),
     // Requests first: under a burst, events wait as one queued row each and are delivered at a bounded pace,
-    // then at full speed once the burst is over (each delivery costs a request's worth of CPU per 5 or so).
+    // then at full speed once the burst is over (each delivery costs about a fifth of a create's CPU).
     ...(deps.busyPaceMs > 0 ? { whileBusy: { busy: () => deps.foreground.busy(), everyMs: deps.busyPaceMs } } : {}),
   });
   webhooks.onDeliveriesDue(() => dispatcher.kick());

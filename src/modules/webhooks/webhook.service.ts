@@ -288,6 +288,7 @@ export class WebhookService {
     if (free <= 0) return false;
     const now = this.clock.now();
     const claimed = await this.claim(now, free, null);
+    // All counted before any attempt starts: one can reach its outcome without waiting (a disabled endpoint).
     for (const delivery of claimed) {
       if (delivery.queued) this.queuedEventsLeft.set(delivery.event_id, (this.queuedEventsLeft.get(delivery.event_id) ?? 0) + 1);
     }

@@ -2,15 +2,16 @@ import { sqlDefinition } from '../../../platform/db/sql-definitions.js';
 import { ASYNCHRONOUS_COMMIT_SQL } from './asynchronous-commit.js';
 
 /**
- * Leases work for one attempt each, with what sending it needs: first deliveries that wait in the table (retries,
+ * Leases work for one attempt each, with what sending it needs. First deliveries that wait in the table (retries,
  * redeliveries; at most `p_per_webhook` per endpoint, skipping endpoints busy in this process; a quarter of the
- * places stays for queued events while any wait), then queued events for the places left, one answer per endpoint that takes the event (`queued`, with the id its delivery will have;
- * it is written with the attempt's outcome). An event's deliveries past its endpoint's places are written as
- * waiting deliveries instead. A queued event claimed before (its process died, or a batch of its outcomes failed)
- * is sent only to the endpoints still without a delivery. Each answer carries the event's `data` (its booking, and
- * for a reschedule the range before), and the cursor of the event the endpoint was sent before this one
- * (`previous_event_id`: the agent's newest earlier event of a type the endpoint takes, since it was registered,
- * whether or not it was delivered), so that a receiver that did not get that one sees the gap.
+ * places stays for queued events while any wait), then queued events for the places left: one answer per endpoint
+ * that takes the event (`queued`, with the id its delivery will have; it is written with the attempt's outcome).
+ * An event's deliveries past its endpoint's places are written as waiting deliveries instead. A queued event
+ * claimed before (its process died, or a batch of its outcomes failed) is sent only to the endpoints still without
+ * a delivery. Each answer carries the event's `data` (its booking, and for a reschedule the range before), and the
+ * cursor of the event the endpoint was sent before this one (`previous_event_id`: the agent's newest earlier event
+ * of a type the endpoint takes, since it was registered, whether or not it was delivered), so that a receiver that
+ * did not get that one sees the gap.
  *
  * Places are counted in deliveries (a queued event's as its writer counted its endpoints); the last event taken may
  * bring a claim past `p_limit` by fewer deliveries than an agent has endpoints. The queued events locked are as
