@@ -50,7 +50,7 @@ export {
 export { agentOf, AgentService, AGENT_LIMITS, AGENT_TOKEN_PREFIX, type AgentRecord } from './agent.service.js';
 export { Agent, FREE_BUSY_VISIBILITIES, type FreeBusyVisibility } from './entities/agent.entity.js';
 export { applyFanOutLimits, fanOutRefusal, type FanOutLimits } from './fan-out-limits.js';
-export type { AgentsContext } from './graphql/agent.loaders.js';
+export type { AgentLoaders, AgentsContext } from './graphql/agent.loaders.js';
 export { configuredLimit, LIMIT_SETTINGS } from './sql/configured-limit.function.js';
 export { AgentNode } from './graphql/agent.types.js';
 

@@ -35,7 +35,7 @@ describe('bookingEvents subscription', () => {
   };
 
   it('delivers the caller’s own events live, and nobody else’s', async () => {
-    const [agent, other] = [await createAgent(t, root), await createAgent(t, root)];
+    const [agent, other] = [await createAgent(t, root, 'events-subscriber'), await createAgent(t, root)];
     const subscription = subscribe(url, agent.token);
     await subscription.ready;
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -48,6 +48,7 @@ describe('bookingEvents subscription', () => {
       ['booking.created', mine.id, agent.id],
       ['booking.cancelled', mine.id, agent.id],
     ]);
+    expect(events.map((event) => event.booking.agent)).toEqual([{ id: agent.id, name: 'events-subscriber' }, { id: agent.id, name: 'events-subscriber' }]);
     expect(events[0]!.id).toBe(`evt_${events[0]!.cursor}`);
     expect(BigInt(events[1]!.cursor)).toBeGreaterThan(BigInt(events[0]!.cursor));
     await subscription.close();

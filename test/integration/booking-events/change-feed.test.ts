@@ -8,7 +8,7 @@ import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factorie
 import { createBooking, hourSlot } from '../../factories/bookings.js';
 import { callTool, connectMcp } from '../../factories/mcp.js';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '../../factories/webhook-receiver.js';
-import { BookingChangesDocument } from '../../generated/graphql.js';
+import { BookingChangeOwnersDocument, BookingChangesDocument } from '../../generated/graphql.js';
 import type { paths } from '../../generated/openapi.js';
 import { bearer, startTestApp, type TestApp } from '../../harness.js';
 
@@ -239,6 +239,21 @@ describe('the change feed', () => {
       ]);
       // Its head is the newest of its members' cursors.
       expect((await page(parent, { family: true })).nextSince).toBe(family.nextSince);
+    });
+
+    it("answers each booking of a family's feed with its owner, the children's read in one statement", async () => {
+      const parent = await createAgent(t, root, 'owners-parent');
+      const children = [await createAgent(t, parent, 'owners-a'), await createAgent(t, parent, 'owners-b'), await createAgent(t, parent, 'owners-c')];
+      for (const owner of [parent, ...children, ...children]) await book(owner);
+      t.sql.reset();
+      const answer = await t.gql(BookingChangeOwnersDocument, { since: '0', family: true }, bearer(parent.token));
+      expect(answer.errors).toBeUndefined();
+      const changes = answer.data!.bookingChanges.changes;
+      expect(changes).toHaveLength(7);
+      const names = new Map([parent, ...children].map((agent, i) => [agent.id, ['owners-parent', 'owners-a', 'owners-b', 'owners-c'][i]]));
+      expect(changes.map((change) => change.booking?.agent)).toEqual(changes.map((change) => ({ id: change.agentId, name: names.get(change.agentId) })));
+      // The caller is known to the operation's loader; its three children come in one batch.
+      expect(t.sql.statements.filter((sql) => /\bfrom agents\b/.test(sql) && !/token_hash = \$1/.test(sql))).toHaveLength(1);
     });
 
     it(`reads a family of ${CHANGE_FEED_LIMITS.familyMaxAgents} agents, and refuses one more with limit_exceeded`, async () => {

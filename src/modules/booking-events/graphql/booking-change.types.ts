@@ -1,6 +1,7 @@
 import { Directive, Field, ID, ObjectType } from 'type-graphql';
 import { listSize } from '../../../platform/graphql/directives.js';
 import { CHANGE_FEED_LIMITS } from '../change-feed.service.js';
+import type { AgentLoaders } from '../../agents/index.js';
 import { BookingNode } from '../../bookings/index.js';
 import type { BookingChange, BookingChangePage, GoneReason } from '../booking-change.view.js';
 
@@ -39,10 +40,10 @@ export class BookingChangeNode {
   @Field(() => DeletedBookingNode, { nullable: true })
   deleted!: DeletedBookingNode | null;
 
-  static from(change: BookingChange): BookingChangeNode {
+  static from(change: BookingChange, booking: BookingNode | null): BookingChangeNode {
     return Object.assign(new BookingChangeNode(), {
       ...change,
-      booking: change.booking && BookingNode.from(change.booking),
+      booking,
       deleted: change.deleted && Object.assign(new DeletedBookingNode(), change.deleted),
     });
   }
@@ -60,7 +61,10 @@ export class BookingChangePageNode {
   @Field({ description: 'The page was full: more changes follow right away.' })
   hasMore!: boolean;
 
-  static from(page: BookingChangePage): BookingChangePageNode {
-    return Object.assign(new BookingChangePageNode(), { ...page, changes: page.changes.map(BookingChangeNode.from) });
+  static async from(page: BookingChangePage, agents: AgentLoaders): Promise<BookingChangePageNode> {
+    const bookings = await BookingNode.ownedBy(page.changes.flatMap((change) => (change.booking ? [change.booking] : [])), agents);
+    let next = 0;
+    const changes = page.changes.map((change) => BookingChangeNode.from(change, change.booking ? bookings[next++]! : null));
+    return Object.assign(new BookingChangePageNode(), { ...page, changes });
   }
 }

@@ -2,6 +2,7 @@ import { Arg, Ctx, Directive, Field, ID, Int, ObjectType, Query, Resolver, Root,
 import { listSize } from '../../../platform/graphql/directives.js';
 import { checkLimit } from '../../../platform/graphql/page-size.js';
 import type { PlatformContext } from '../../../platform/graphql/server.js';
+import type { AgentsContext } from '../../agents/index.js';
 import { BookingNode, type BookingEventView } from '../../bookings/index.js';
 import { CHANGE_FEED_LIMITS, type BookingChangeFeed } from '../change-feed.service.js';
 import { BookingChangePageNode } from './booking-change.types.js';
@@ -65,7 +66,7 @@ export class BookingEventResolver {
   })
   @Directive(listSize({ slicingArguments: ['first'], sizedFields: ['changes'], requireOneSlicingArgument: false }))
   async bookingChanges(
-    @Ctx() ctx: PlatformContext,
+    @Ctx() ctx: AgentsContext,
     @Arg('since', () => String, { nullable: true }) since?: string | null,
     @Arg('first', () => Int, { defaultValue: CHANGE_FEED_LIMITS.pageDefault, description: `1 to ${CHANGE_FEED_LIMITS.pageMax}` }) first = CHANGE_FEED_LIMITS.pageDefault as number,
     @Arg('agentId', () => ID, { nullable: true }) agentId?: string | null,
@@ -73,7 +74,7 @@ export class BookingEventResolver {
   ): Promise<BookingChangePageNode> {
     const limit = checkLimit('first', first, CHANGE_FEED_LIMITS.pageMax);
     const page = await this.feed.changes(await ctx.actor(), { since: since ?? undefined, limit, agentId: agentId ?? undefined, family });
-    return BookingChangePageNode.from(page);
+    return BookingChangePageNode.from(page, ctx.agents);
   }
 
   @Subscription(() => BookingEventNode, {
@@ -81,13 +82,17 @@ export class BookingEventResolver {
     subscribe: ({ args, context }) =>
       (context as BookingEventsContext).bookingEvents.subscribe((args as { after?: string | null }).after ?? undefined),
   })
-  bookingEvents(@Root() event: BookingEventView, @Arg('after', () => String, { nullable: true }) _after?: string | null): BookingEventNode {
+  async bookingEvents(
+    @Root() event: BookingEventView,
+    @Ctx() ctx: AgentsContext,
+    @Arg('after', () => String, { nullable: true }) _after?: string | null,
+  ): Promise<BookingEventNode> {
     return Object.assign(new BookingEventNode(), {
       cursor: event.cursor,
       id: publicEventId(event.cursor),
       type: event.type,
       createdAt: event.createdAt,
-      booking: BookingNode.from(event.booking),
+      booking: await BookingNode.ownedOne(event.booking, ctx.agents),
       previous: event.previous && Object.assign(new PreviousRangeNode(), event.previous),
     });
   }

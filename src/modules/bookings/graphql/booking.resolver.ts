@@ -1,7 +1,6 @@
-import { Arg, Ctx, Directive, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, Directive, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { BOOKING_LIMITS, FREE_BUSY_LIMITS, type BookingService } from '../booking.service.js';
 import { decodeBookingCursor, encodeBookingCursor } from '../list-cursors.js';
-import { AgentNode } from '../../agents/index.js';
 import {
   BookedSlotNode,
   BookingConnection,
@@ -38,16 +37,14 @@ export class BookingResolver {
       checkLimit('first', first, BOOKING_LIMITS.listMax),
       after != null ? decodeBookingCursor(after) : undefined,
     );
-    // Every booking of the page is the caller's: one agent for all rows, and the loader knows the caller.
-    const owner = page.items[0] && AgentNode.from(await ctx.agents.loadAgent(page.items[0].agentId));
-    const edges = page.items.map((item) => new BookingEdge(Object.assign(BookingNode.from(item), owner && { agent: owner }), encodeBookingCursor));
+    const edges = (await BookingNode.ownedBy(page.items, ctx.agents)).map((node) => new BookingEdge(node, encodeBookingCursor));
     return { edges, pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
   }
 
   @Query(() => BookingNode)
   async booking(@Arg('id', () => ID) id: string, @Ctx() ctx: AgentsContext): Promise<BookingNode> {
     const actor = await ctx.actor();
-    return BookingNode.from(await this.calendar.get(actor, id));
+    return BookingNode.ownedOne(await this.calendar.get(actor, id), ctx.agents);
   }
 
   @Directive(listSize({ slicingArguments: ['limit'], requireOneSlicingArgument: false }))
@@ -82,11 +79,8 @@ export class BookingResolver {
   async bookedSlots(@Arg('from') from: Date, @Arg('to') to: Date, @Ctx() ctx: AgentsContext): Promise<BookedSlotNode[]> {
     const actor = await ctx.actor();
     const slots = await this.calendar.slots(actor, from, to);
-    // Every slot is the caller's: one agent for all rows, as in `bookings`.
-    const owner = slots[0] && AgentNode.from(await ctx.agents.loadAgent(slots[0].booking.agentId));
-    return slots.map((slot) =>
-      Object.assign(new BookedSlotNode(), { startsAt: slot.startsAt, endsAt: slot.endsAt, booking: Object.assign(BookingNode.from(slot.booking), owner && { agent: owner }) }),
-    );
+    const bookings = await BookingNode.ownedBy(slots.map((slot) => slot.booking), ctx.agents);
+    return slots.map((slot, i) => Object.assign(new BookedSlotNode(), { startsAt: slot.startsAt, endsAt: slot.endsAt, booking: bookings[i]! }));
   }
 
   @Query(() => BookingPreview, { description: 'A dry run of createBooking: conflicts and clashing occurrences, nothing written.' })
@@ -94,7 +88,7 @@ export class BookingResolver {
     const actor = await ctx.actor();
     const preview = await this.calendar.preview(actor, input);
     return {
-      conflicts: preview.conflicts.map(BookingNode.from),
+      conflicts: await BookingNode.ownedBy(preview.conflicts, ctx.agents),
       moreConflicts: preview.moreConflicts,
       clashingOccurrences: preview.clashingOccurrences.map(SlotNode.from),
       capReached: preview.capReached,
@@ -106,7 +100,7 @@ export class BookingResolver {
   @Mutation(() => BookingNode)
   async createBooking(@Arg('input') input: CreateBookingInput, @Ctx() ctx: AgentsContext): Promise<BookingNode> {
     const actor = await ctx.actor();
-    return BookingNode.from(await this.calendar.create(actor, input));
+    return BookingNode.ownedOne(await this.calendar.create(actor, input), ctx.agents);
   }
 
   @Directive(listSize({ assumedSize: BOOKING_LIMITS.groupMaxAgents }))
@@ -117,7 +111,7 @@ export class BookingResolver {
   })
   async createGroupBooking(@Arg('input') input: CreateGroupBookingInput, @Ctx() ctx: AgentsContext): Promise<BookingNode[]> {
     const actor = await ctx.actor();
-    return (await this.calendar.createGroup(actor, input)).map(BookingNode.from);
+    return BookingNode.ownedBy(await this.calendar.createGroup(actor, input), ctx.agents);
   }
 
   @Mutation(() => BookingNode, {
@@ -127,7 +121,7 @@ export class BookingResolver {
   })
   async rescheduleBooking(@Arg('input') input: RescheduleBookingInput, @Ctx() ctx: AgentsContext): Promise<BookingNode> {
     const actor = await ctx.actor();
-    return BookingNode.from(
+    return BookingNode.ownedOne(
       await this.calendar.reschedule(actor, {
         bookingId: input.id,
         startsAt: input.startsAt,
@@ -136,13 +130,14 @@ export class BookingResolver {
         occurrenceStartsAt: input.occurrenceStartsAt ?? undefined,
         expectedVersion: input.expectedVersion ?? undefined,
       }),
+      ctx.agents,
     );
   }
 
   @Mutation(() => BookingNode, { description: 'Soft-cancels a booking (idempotent); the row is kept.' })
   async cancelBooking(@Arg('id', () => ID) id: string, @Ctx() ctx: AgentsContext): Promise<BookingNode> {
     const actor = await ctx.actor();
-    return BookingNode.from(await this.calendar.cancel(actor, id));
+    return BookingNode.ownedOne(await this.calendar.cancel(actor, id), ctx.agents);
   }
 
   @Mutation(() => BookingNode, { description: 'Removes one occurrence of a recurring booking (an EXDATE) and frees its slot.' })
@@ -152,12 +147,6 @@ export class BookingResolver {
     @Ctx() ctx: AgentsContext,
   ): Promise<BookingNode> {
     const actor = await ctx.actor();
-    return BookingNode.from(await this.calendar.cancelOccurrence(actor, bookingId, startsAt));
-  }
-
-  @FieldResolver(() => AgentNode)
-  agent(@Root() booking: BookingNode, @Ctx() ctx: AgentsContext): AgentNode | Promise<AgentNode> {
-    // Synchronous when the query already knew it: a promise per row costs more than the row.
-    return booking.agent ?? ctx.agents.loadAgent(booking.agentId).then(AgentNode.from);
+    return BookingNode.ownedOne(await this.calendar.cancelOccurrence(actor, bookingId, startsAt), ctx.agents);
   }
 }

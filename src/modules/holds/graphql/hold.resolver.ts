@@ -1,6 +1,7 @@
 import { Arg, Ctx, Directive, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { listSize } from '../../../platform/graphql/directives.js';
 import type { PlatformContext } from '../../../platform/graphql/server.js';
+import type { AgentsContext } from '../../agents/index.js';
 import { BookingNode } from '../../bookings/index.js';
 import { HOLD_LIMITS, type HoldService } from '../holds.service.js';
 import { ConfirmedHoldNode, CreateHoldInput, HoldNode } from './hold.types.js';
@@ -34,9 +35,9 @@ export class HoldResolver {
   @Mutation(() => ConfirmedHoldNode, {
     description: 'Confirms a live hold into bookings with the same ids, in one transaction (idempotent); `hold_expired` or `hold_released` otherwise.',
   })
-  async confirmHold(@Arg('id', () => ID) id: string, @Ctx() ctx: PlatformContext): Promise<ConfirmedHoldNode> {
+  async confirmHold(@Arg('id', () => ID) id: string, @Ctx() ctx: AgentsContext): Promise<ConfirmedHoldNode> {
     const confirmed = await this.service.confirm(await ctx.actor(), id);
-    return Object.assign(new ConfirmedHoldNode(), { hold: HoldNode.from(confirmed.hold), bookings: confirmed.bookings.map(BookingNode.from) });
+    return Object.assign(new ConfirmedHoldNode(), { hold: HoldNode.from(confirmed.hold), bookings: await BookingNode.ownedBy(confirmed.bookings, ctx.agents) });
   }
 
   @Mutation(() => HoldNode, { description: 'Releases a hold: its time is free again at once (idempotent).' })
