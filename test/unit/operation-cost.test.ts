@@ -68,6 +68,13 @@ describe('actualCost (what the answer holds)', () => {
     expect(actual('mutation { book { id } }', { book: { id: '1' } })).toBe(MUTATION_ROOT_WEIGHT);
   });
 
+  it('counts a leaf its weight when it came (an argument’s @cost), and nothing for one that weighs nothing or came null', () => {
+    expect(actual('{ search(text: "x") }', { search: 3 })).toBe(5);
+    expect(actual('{ search(text: "x") }', { search: null })).toBe(0);
+    expect(actual('{ search }', { search: 3 })).toBe(0);
+    expect(actual('{ s: search(text: "x") t: search }', { s: 1, t: 2 })).toBe(5);
+  });
+
   it('walks one document answer after answer (its plan kept), and an operation with variables by the variables each answer was sent', () => {
     // A cached document is the same object on every request: its walk is kept, the answers still differ.
     const fixed = parse('{ bookings(first: 10) { edges { node { id agent { name } } } } prices @include(if: true) { slug } }');
