@@ -1,9 +1,10 @@
 import { SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
-import { execute, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { execute, getOperationAST, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 import type { CounterSeries } from '../metrics/families.js';
 import { GRAPHQL_LIMITS } from './limits.js';
+import { leafShapeOf, leavesAreSerialized, type LeafShape } from './serialized-leaves.js';
 
 /** One operation to run: a document that parsed and validated, and what the client sent with it. */
 export interface OperationRequest {
@@ -26,6 +27,10 @@ interface Plan {
   seen: number;
   /** Its compiled form; null when graphql-jit cannot compile it (graphql-js runs it). */
   compiled?: CompiledQuery | null;
+  /** Set when `compiled` leaves built-in scalars and enums unserialised: the leaves its answers are checked on. */
+  leaves?: LeafShape;
+  /** With `leaves`: the same operation compiled with graphql-jit's serialisers, for an answer that fails the check. */
+  serializing?: CompiledQuery | null;
 }
 
 const tracer = trace.getTracer('agent-gateway/graphql');
@@ -37,6 +42,8 @@ export interface CompiledOperationsOptions {
   maxCompiled?: number;
   /** Counts operations by how they ran. */
   executions?: { compiled: CounterSeries; interpreted: CounterSeries };
+  /** Counts queries run again with serialisers: an answer's built-in leaf was not in its serialised form (serialized-leaves.ts). */
+  leafReruns?: CounterSeries;
 }
 
 /**
@@ -50,6 +57,10 @@ export interface CompiledOperationsOptions {
  * graphql-js still runs what graphql-jit cannot compile, and a request whose variables do not coerce:
  * graphql-jit words those errors its own way, and clients (and Apollo's BAD_USER_INPUT) know graphql-js's.
  * Subscriptions are not run here.
+ *
+ * A query whose answer can be checked (serialized-leaves.ts) is compiled without graphql-jit's serialisers
+ * for built-in scalars and enums, and its answer checked instead; one that fails the check (a resolver
+ * gave a number for an `ID`, say) runs again compiled with them, and that answer is the one sent.
  *
  * OpenTelemetry's GraphQL instrumentation opens its operation span inside graphql-js's `execute`, which
  * a compiled operation never calls: here the compiled run gets a span of the same name and attributes.
@@ -89,13 +100,27 @@ export class CompiledOperations {
   execute(request: OperationRequest): ExecutionResult | Promise<ExecutionResult> {
     const { operation } = request;
     // No operation of that name: graphql-js answers `Unknown operation named "…".`, having run nothing.
-    const compiled = operation === undefined || operation.operation === 'subscription' ? null : this.compiledFor(request);
-    if (!compiled || !operation) return this.interpret(request);
+    const plan = operation === undefined || operation.operation === 'subscription' ? undefined : this.compiledPlanFor(request);
+    if (!plan?.compiled || !operation) return this.interpret(request);
+    const { compiled } = plan;
     return tracer.startActiveSpan(spanName(operation), { attributes: spanAttributes(operation) }, (span) => {
       const finish = (result: ExecutionResult): ExecutionResult | Promise<ExecutionResult> => {
-        span.end();
         // Variables that do not coerce: nothing ran (graphql-jit checks them first); graphql-js answers.
-        if (result.errors && result.data === undefined) return this.interpret(request);
+        if (result.errors && result.data === undefined) {
+          span.end();
+          return this.interpret(request);
+        }
+        if (plan.leaves && !leavesAreSerialized(plan.leaves, result.data)) {
+          this.options.leafReruns?.inc();
+          plan.serializing ??= this.compileWith(request.document, request.operationName, false);
+          if (plan.serializing) return settle(plan.serializing.query(undefined, request.contextValue, request.variableValues as Record<string, unknown> | undefined), done, fail);
+          span.end();
+          return this.interpret(request);
+        }
+        return done(result);
+      };
+      const done = (result: ExecutionResult): ExecutionResult => {
+        span.end();
         this.options.executions?.compiled.inc();
         return result.errors ? { ...result, errors: result.errors.map(asGraphQLError) } : result;
       };
@@ -106,8 +131,7 @@ export class CompiledOperations {
         throw error;
       };
       try {
-        const result = compiled.query(undefined, request.contextValue, request.variableValues as Record<string, unknown> | undefined);
-        return isPromise(result) ? result.then(finish, fail) : finish(result);
+        return settle(compiled.query(undefined, request.contextValue, request.variableValues as Record<string, unknown> | undefined), finish, fail);
       } catch (error) {
         return fail(error);
       }
@@ -125,22 +149,39 @@ export class CompiledOperations {
     });
   }
 
-  private compiledFor(request: OperationRequest): CompiledQuery | null {
+  private compiledPlanFor(request: OperationRequest): Plan | undefined {
     const key = planKey(request.documentKey, request.operationName);
     const pinned = this.pinned.get(key);
-    if (pinned) return pinned.compiled ?? null;
+    if (pinned) return pinned;
     let plan = this.plans.get(key);
     if (!plan) this.plans.set(key, (plan = { seen: 0 }));
-    if (plan.compiled !== undefined) return plan.compiled;
-    if (++plan.seen < this.compileAfterSeen) return null;
-    return this.compile(plan, request.document, request.operationName);
+    if (plan.compiled !== undefined) return plan;
+    if (++plan.seen < this.compileAfterSeen) return undefined;
+    this.compile(plan, request.document, request.operationName);
+    return plan;
   }
 
   private compile(plan: Plan, document: DocumentNode, operationName: string | null | undefined): CompiledQuery | null {
-    const compiled = compileQuery(this.schema, document, operationName ?? undefined);
-    plan.compiled = isCompiledQuery(compiled) ? compiled : null;
+    const operation = getOperationAST(document, operationName ?? undefined);
+    const leaves = operation ? leafShapeOf(this.schema, document, operation) : undefined;
+    plan.compiled = this.compileWith(document, operationName, leaves !== undefined);
+    if (plan.compiled && leaves) plan.leaves = leaves;
     return plan.compiled;
   }
+
+  private compileWith(document: DocumentNode, operationName: string | null | undefined, leavesUnserialized: boolean): CompiledQuery | null {
+    const compiled = compileQuery(this.schema, document, operationName ?? undefined, { disableLeafSerialization: leavesUnserialized });
+    return isCompiledQuery(compiled) ? compiled : null;
+  }
+}
+
+/** Continues with a result that may still be coming. */
+function settle<T>(
+  result: ExecutionResult | Promise<ExecutionResult>,
+  then: (result: ExecutionResult) => T | Promise<T>,
+  fail?: (error: unknown) => never,
+): T | Promise<T> {
+  return isPromise(result) ? result.then(then, fail) : then(result);
 }
 
 /**

@@ -167,6 +167,13 @@ export async function registerGraphQL<Context extends PlatformContext>(
   const operations = new CompiledOperations(options.schema, {
     compileAfterSeen: options.compileOperationsAfter || Number.POSITIVE_INFINITY,
     executions: { compiled: executions.series({ engine: 'compiled' }), interpreted: executions.series({ engine: 'interpreted' }) },
+    leafReruns: options.metrics
+      .counter(
+        'gateway_graphql_leaf_reruns_total',
+        "Compiled queries run a second time with graphql-jit's serialisers: a built-in scalar or enum leaf of the first answer was not in its serialised form (a resolver gave a number for an ID, say)",
+        [],
+      )
+      .series({}),
   });
   // Trusted documents are parsed (on load), validated and compiled once, here; one that does not validate
   // (a test's document made to exceed a limit) stays out, and Apollo refuses it as it refuses any other.
