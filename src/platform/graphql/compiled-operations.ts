@@ -4,7 +4,7 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 import type { CounterSeries } from '../metrics/families.js';
 import { GRAPHQL_LIMITS } from './limits.js';
-import { leafShapeOf, leavesAreSerialized, type LeafShape } from './serialized-leaves.js';
+import { leafShapeOf, leavesAreSerialized, serializeLeaves, type LeafShape } from './serialized-leaves.js';
 
 /** One operation to run: a document that parsed and validated, and what the client sent with it. */
 export interface OperationRequest {
@@ -29,8 +29,6 @@ interface Plan {
   compiled?: CompiledQuery | null;
   /** Set when `compiled` leaves built-in scalars and enums unserialised: the leaves its answers are checked on. */
   leaves?: LeafShape;
-  /** With `leaves`: the same operation compiled with graphql-jit's serialisers, for an answer that fails the check. */
-  serializing?: CompiledQuery | null;
 }
 
 const tracer = trace.getTracer('agent-gateway/graphql');
@@ -42,8 +40,8 @@ export interface CompiledOperationsOptions {
   maxCompiled?: number;
   /** Counts operations by how they ran. */
   executions?: { compiled: CounterSeries; interpreted: CounterSeries };
-  /** Counts queries run again with serialisers: an answer's built-in leaf was not in its serialised form (serialized-leaves.ts). */
-  leafReruns?: CounterSeries;
+  /** Counts answers whose built-in leaves were serialised after the check: one was not in its serialised form (serialized-leaves.ts). */
+  leafRepairs?: CounterSeries;
 }
 
 /**
@@ -59,8 +57,8 @@ export interface CompiledOperationsOptions {
  * Subscriptions are not run here.
  *
  * A query whose answer can be checked (serialized-leaves.ts) is compiled without graphql-jit's serialisers
- * for built-in scalars and enums, and its answer checked instead; one that fails the check (a resolver
- * gave a number for an `ID`, say) runs again compiled with them, and that answer is the one sent.
+ * for built-in scalars and enums, and its answer checked instead; an answer that fails the check (a
+ * resolver gave a number for an `ID`, say) has those leaves serialised afterwards, as execution would.
  *
  * OpenTelemetry's GraphQL instrumentation opens its operation span inside graphql-js's `execute`, which
  * a compiled operation never calls: here the compiled run gets a span of the same name and attributes.
@@ -104,27 +102,24 @@ export class CompiledOperations {
     if (!plan?.compiled || !operation) return this.interpret(request);
     const { compiled } = plan;
     return tracer.startActiveSpan(spanName(operation), { attributes: spanAttributes(operation) }, (span) => {
+      let ended = false;
       const finish = (result: ExecutionResult): ExecutionResult | Promise<ExecutionResult> => {
-        // Variables that do not coerce: nothing ran (graphql-jit checks them first); graphql-js answers.
-        if (result.errors && result.data === undefined) {
-          span.end();
-          return this.interpret(request);
-        }
-        if (plan.leaves && !leavesAreSerialized(plan.leaves, result.data)) {
-          this.options.leafReruns?.inc();
-          plan.serializing ??= this.compileWith(request.document, request.operationName, false);
-          if (plan.serializing) return settle(plan.serializing.query(undefined, request.contextValue, request.variableValues as Record<string, unknown> | undefined), done, fail);
-          span.end();
-          return this.interpret(request);
-        }
-        return done(result);
-      };
-      const done = (result: ExecutionResult): ExecutionResult => {
+        ended = true;
         span.end();
+        // Variables that do not coerce: nothing ran (graphql-jit checks them first); graphql-js answers.
+        if (result.errors && result.data === undefined) return this.interpret(request);
+        let answer = result;
+        if (plan.leaves && !leavesAreSerialized(plan.leaves, result.data)) {
+          this.options.leafRepairs?.inc();
+          answer = serializeLeaves(plan.leaves, result);
+        }
         this.options.executions?.compiled.inc();
-        return result.errors ? { ...result, errors: result.errors.map(asGraphQLError) } : result;
+        return answer.errors ? { ...answer, errors: answer.errors.map(asGraphQLError) } : answer;
       };
       const fail = (error: unknown): never => {
+        // Thrown after the compiled run ended (by graphql-js answering it): the span is closed already.
+        if (ended) throw error;
+        ended = true;
         span.recordException(error as Error);
         span.setStatus({ code: SpanStatusCode.ERROR });
         span.end();
@@ -164,14 +159,10 @@ export class CompiledOperations {
   private compile(plan: Plan, document: DocumentNode, operationName: string | null | undefined): CompiledQuery | null {
     const operation = getOperationAST(document, operationName ?? undefined);
     const leaves = operation ? leafShapeOf(this.schema, document, operation) : undefined;
-    plan.compiled = this.compileWith(document, operationName, leaves !== undefined);
+    const compiled = compileQuery(this.schema, document, operationName ?? undefined, { disableLeafSerialization: leaves !== undefined });
+    plan.compiled = isCompiledQuery(compiled) ? compiled : null;
     if (plan.compiled && leaves) plan.leaves = leaves;
     return plan.compiled;
-  }
-
-  private compileWith(document: DocumentNode, operationName: string | null | undefined, leavesUnserialized: boolean): CompiledQuery | null {
-    const compiled = compileQuery(this.schema, document, operationName ?? undefined, { disableLeafSerialization: leavesUnserialized });
-    return isCompiledQuery(compiled) ? compiled : null;
   }
 }
 

@@ -1,33 +1,38 @@
 import {
   getNamedType,
-  GraphQLBoolean,
-  GraphQLFloat,
-  GraphQLID,
-  GraphQLInt,
-  GraphQLString,
+  GraphQLError,
   isEnumType,
+  isListType,
+  isNonNullType,
   isObjectType,
   isScalarType,
+  isSpecifiedScalarType,
   Kind,
   type DocumentNode,
+  type ExecutionResult,
+  type FieldNode,
   type FragmentDefinitionNode,
+  type GraphQLLeafType,
   type GraphQLObjectType,
+  type GraphQLOutputType,
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
 
 /**
- * How to tell that a query's answer, run by graphql-jit with `disableLeafSerialization` (its built-in
- * scalars and enums written as the resolvers gave them), is exactly what the serialising run would
- * have answered: every such leaf is already in its serialised form, a string for `String` and `ID`, a
- * boolean, a 32-bit integer for `Int`, a finite number for `Float`, one of the enum's names. Custom
- * scalars (`DateTimeISO`, `JSON`) are serialised in both runs.
+ * Built-in leaves checked, not serialised. graphql-jit compiled with `disableLeafSerialization` writes
+ * the `String`, `ID`, `Int`, `Float`, `Boolean` and enum leaves of an answer as the resolvers gave them;
+ * here the answer is checked leaf by leaf against what serialising writes (a string for `String` and
+ * `ID`, a 32-bit integer for `Int`, a finite number for `Float`, a boolean, one of the enum's names).
+ * The rare answer with a leaf in another form (a resolver gave a number for an `ID`, say) is serialised
+ * here afterwards, in place, by the leaf type's own `serialize`: a value it refuses becomes null with a
+ * field error, and a null in a non-null place nulls the nearest nullable parent, as in execution.
+ * Nothing runs twice. Custom scalars (`DateTimeISO`, `JSON`) are serialised by graphql-jit either way.
  *
- * Why: graphql-jit serialises a leaf through three calls with its error locations and path built as
- * arrays each time; bench S3's 200 built-in leaves per page cost about 40 µs of its 520 (measured in
- * process, test/measure/graphql-request.ts), and a type check per leaf a few. An answer that fails
- * the check runs again with the serialisers (see CompiledOperations), so no client sees a difference.
+ * Why: graphql-jit serialises each leaf through three calls that build its error locations and path as
+ * arrays; bench S3's 200 built-in leaves per page cost about 5 % of the request's CPU (in process,
+ * test/measure/graphql-request.ts), the check a few microseconds.
  */
 export type LeafShape = readonly ShapedField[];
 
@@ -36,19 +41,18 @@ type LeafForm = 'string' | 'boolean' | 'int' | 'float' | ReadonlySet<string>;
 interface ShapedField {
   /** Where the answer holds it: its alias, else its name. */
   readonly key: string;
-  /** A built-in scalar or enum leaf: the form its serialised value has. */
-  readonly form?: LeafForm;
-  /** An object field: its selection (several selections of one key merged). */
+  /** The field's type, wrappers and all: where lists are and which places may not be null. */
+  readonly type: GraphQLOutputType;
+  /** The selections of this key (their locations go into a field error). */
+  readonly nodes: readonly FieldNode[];
+  /** A built-in scalar or enum leaf: its type, and the form its serialised value has. */
+  readonly leaf?: { readonly type: GraphQLLeafType; readonly form: LeafForm };
+  /** An object field: its selection (every selection of the key merged). */
   readonly shape?: LeafShape;
 }
 
-const BUILT_IN_FORMS = new Map<unknown, LeafForm>([
-  [GraphQLString, 'string'],
-  [GraphQLID, 'string'],
-  [GraphQLBoolean, 'boolean'],
-  [GraphQLInt, 'int'],
-  [GraphQLFloat, 'float'],
-]);
+// graphql-jit leaves a scalar unserialised by its name (`isSpecifiedScalarType`): so is its form chosen here.
+const BUILT_IN_FORMS: Readonly<Record<string, LeafForm>> = { String: 'string', ID: 'string', Boolean: 'boolean', Int: 'int', Float: 'float' };
 
 class NotCheckable extends Error {}
 
@@ -71,7 +75,9 @@ export function leafShapeOf(schema: GraphQLSchema, document: DocumentNode, opera
 }
 
 interface Building {
-  form?: LeafForm;
+  type: GraphQLOutputType;
+  nodes: FieldNode[];
+  leaf?: { type: GraphQLLeafType; form: LeafForm };
   shape?: Map<string, Building>;
 }
 
@@ -88,16 +94,16 @@ function shapeOf(type: GraphQLObjectType, selectionSet: SelectionSetNode, fragme
     if (!field) continue;
     const key = selection.alias?.value ?? selection.name.value;
     const named = getNamedType(field.type);
+    const entry = into.get(key) ?? { type: field.type, nodes: [] };
+    into.set(key, entry);
+    entry.nodes.push(selection);
     if (isObjectType(named) && selection.selectionSet) {
-      const entry = into.get(key) ?? { shape: new Map() };
-      into.set(key, entry);
-      shapeOf(named, selection.selectionSet, fragments, entry.shape!);
+      shapeOf(named, selection.selectionSet, fragments, (entry.shape ??= new Map()));
     } else if (isEnumType(named)) {
       if (named.getValues().some((value) => value.value !== value.name)) throw new NotCheckable();
-      into.set(key, { form: new Set(named.getValues().map((value) => value.name)) });
+      entry.leaf = { type: named, form: new Set(named.getValues().map((value) => value.name)) };
     } else if (isScalarType(named)) {
-      const form = BUILT_IN_FORMS.get(named);
-      if (form) into.set(key, { form });
+      if (isSpecifiedScalarType(named)) entry.leaf = { type: named, form: BUILT_IN_FORMS[named.name]! };
     } else {
       throw new NotCheckable();
     }
@@ -107,34 +113,37 @@ function shapeOf(type: GraphQLObjectType, selectionSet: SelectionSetNode, fragme
 
 function freeze(building: Map<string, Building>): LeafShape {
   return [...building].flatMap(([key, entry]): ShapedField[] => {
-    if (entry.form !== undefined) return [{ key, form: entry.form }];
-    const shape = freeze(entry.shape!);
-    return shape.length > 0 ? [{ key, shape }] : [];
+    if (entry.leaf) return [{ key, type: entry.type, nodes: entry.nodes, leaf: entry.leaf }];
+    const shape = entry.shape ? freeze(entry.shape) : [];
+    return shape.length > 0 ? [{ key, type: entry.type, nodes: entry.nodes, shape }] : [];
   });
 }
 
-/** Whether every checked leaf of `data` (an object, a list of them, or null) is in its serialised form. */
+/** Whether every checked leaf of `data` (the answer's `data`) is in its serialised form. */
 export function leavesAreSerialized(shape: LeafShape, data: unknown): boolean {
-  if (data === null || data === undefined) return true;
-  if (Array.isArray(data)) {
-    for (const item of data) if (!leavesAreSerialized(shape, item)) return false;
-    return true;
-  }
-  if (typeof data !== 'object') return false;
-  const value = data as Record<string, unknown>;
+  return data === null || data === undefined || objectIsSerialized(shape, data as Record<string, unknown>);
+}
+
+function objectIsSerialized(shape: LeafShape, value: Record<string, unknown>): boolean {
   for (const field of shape) {
     const answer = value[field.key];
-    if (answer === null || answer === undefined) continue;
-    if (field.shape ? !leavesAreSerialized(field.shape, answer) : !inForm(field.form!, answer)) return false;
+    if (answer !== undefined && !valueIsSerialized(field, field.type, answer)) return false;
   }
   return true;
 }
 
-function inForm(form: LeafForm, answer: unknown): boolean {
-  if (Array.isArray(answer)) {
-    for (const item of answer) if (item !== null && !inForm(form, item)) return false;
+function valueIsSerialized(field: ShapedField, type: GraphQLOutputType, answer: unknown): boolean {
+  if (answer === null) return true;
+  if (isNonNullType(type)) return valueIsSerialized(field, type.ofType, answer);
+  if (isListType(type)) {
+    // graphql-jit answers a list field with an array (or null) in either mode.
+    for (const item of answer as unknown[]) if (!valueIsSerialized(field, type.ofType, item)) return false;
     return true;
   }
+  return field.leaf ? inForm(field.leaf.form, answer) : objectIsSerialized(field.shape!, answer as Record<string, unknown>);
+}
+
+function inForm(form: LeafForm, answer: unknown): boolean {
   switch (form) {
     case 'string':
       return typeof answer === 'string';
@@ -146,5 +155,64 @@ function inForm(form: LeafForm, answer: unknown): boolean {
       return typeof answer === 'number' && Number.isFinite(answer);
     default:
       return typeof answer === 'string' && form.has(answer);
+  }
+}
+
+/** A value refused by its leaf's `serialize` in a place that may not be null: its nearest nullable parent becomes null. */
+const REFUSED = Symbol('refused');
+type Path = readonly (string | number)[];
+
+/**
+ * Serialises, in place, the leaves of `result.data` that are not in their serialised form, as
+ * execution would have: the leaf type's `serialize`, and for a value it refuses a field error and
+ * null (bubbling up to the nearest nullable place).
+ */
+export function serializeLeaves(shape: LeafShape, result: ExecutionResult): ExecutionResult {
+  if (result.data === null || result.data === undefined) return result;
+  const errors: GraphQLError[] = [];
+  const data = serializeObject(shape, result.data as Record<string, unknown>, [], errors);
+  if (errors.length === 0) return result;
+  return { ...result, data: data === REFUSED ? null : data, errors: [...(result.errors ?? []), ...errors] };
+}
+
+function serializeObject(shape: LeafShape, value: Record<string, unknown>, path: Path, errors: GraphQLError[]): Record<string, unknown> | typeof REFUSED {
+  for (const field of shape) {
+    const answer = value[field.key];
+    if (answer === undefined) continue;
+    const serialized = serializePlace(field, field.type, answer, [...path, field.key], errors);
+    if (serialized === REFUSED) return REFUSED;
+    value[field.key] = serialized;
+  }
+  return value;
+}
+
+/** A value in a place of `type`: REFUSED when it had to be null and the place may not be. */
+function serializePlace(field: ShapedField, type: GraphQLOutputType, answer: unknown, path: Path, errors: GraphQLError[]): unknown {
+  // A null already there was answered by execution (with its error, if it had one).
+  if (answer === null) return null;
+  if (isNonNullType(type)) return serializeContent(field, type.ofType, answer, path, errors);
+  const serialized = serializeContent(field, type, answer, path, errors);
+  return serialized === REFUSED ? null : serialized;
+}
+
+function serializeContent(field: ShapedField, type: GraphQLOutputType, answer: unknown, path: Path, errors: GraphQLError[]): unknown {
+  if (isListType(type)) {
+    const items = answer as unknown[];
+    for (let index = 0; index < items.length; index++) {
+      const item = serializePlace(field, type.ofType, items[index], [...path, index], errors);
+      if (item === REFUSED) return REFUSED;
+      items[index] = item;
+    }
+    return items;
+  }
+  if (!field.leaf) return serializeObject(field.shape!, answer as Record<string, unknown>, path, errors);
+  if (inForm(field.leaf.form, answer)) return answer;
+  try {
+    const serialized = field.leaf.type.serialize(answer);
+    if (serialized === undefined || Number.isNaN(serialized)) throw new Error(`Expected a value of type "${field.leaf.type.name}" but received: ${String(answer)}`);
+    return serialized;
+  } catch (error) {
+    errors.push(new GraphQLError((error as Error).message, { nodes: field.nodes, path, ...(error instanceof Error ? { originalError: error } : {}) }));
+    return REFUSED;
   }
 }

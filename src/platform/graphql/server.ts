@@ -167,10 +167,10 @@ export async function registerGraphQL<Context extends PlatformContext>(
   const operations = new CompiledOperations(options.schema, {
     compileAfterSeen: options.compileOperationsAfter || Number.POSITIVE_INFINITY,
     executions: { compiled: executions.series({ engine: 'compiled' }), interpreted: executions.series({ engine: 'interpreted' }) },
-    leafReruns: options.metrics
+    leafRepairs: options.metrics
       .counter(
-        'gateway_graphql_leaf_reruns_total',
-        "Compiled queries run a second time with graphql-jit's serialisers: a built-in scalar or enum leaf of the first answer was not in its serialised form (a resolver gave a number for an ID, say)",
+        'gateway_graphql_leaf_repairs_total',
+        "Compiled query answers whose built-in scalar or enum leaves were serialised after the check: one was not in its serialised form (a resolver gave a number for an ID, say)",
         [],
       )
       .series({}),
