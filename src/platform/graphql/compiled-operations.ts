@@ -126,7 +126,8 @@ export class CompiledOperations {
         throw error;
       };
       try {
-        return settle(compiled.query(undefined, request.contextValue, request.variableValues as Record<string, unknown> | undefined), finish, fail);
+        const result = compiled.query(undefined, request.contextValue, request.variableValues as Record<string, unknown> | undefined);
+        return isPromise(result) ? result.then(finish, fail) : finish(result);
       } catch (error) {
         return fail(error);
       }
@@ -164,15 +165,6 @@ export class CompiledOperations {
     if (plan.compiled && leaves) plan.leaves = leaves;
     return plan.compiled;
   }
-}
-
-/** Continues with a result that may still be coming. */
-function settle<T>(
-  result: ExecutionResult | Promise<ExecutionResult>,
-  then: (result: ExecutionResult) => T | Promise<T>,
-  fail?: (error: unknown) => never,
-): T | Promise<T> {
-  return isPromise(result) ? result.then(then, fail) : then(result);
 }
 
 /**

@@ -16,7 +16,7 @@ export class BookingNode extends BookingItemProperties {
   /**
    * The owning agent, set when the node is made (see `ownedBy`). A plain property, not a field
    * resolver: a resolver runs once per row of a page, with its resolve info and type-graphql's
-   * argument handling, which cost a 50-row page more than serialising it (about 7 % of bench S3's CPU).
+   * argument handling: about 4 % of a 50-row page's CPU (test/measure/graphql-request.ts, alternating runs).
    */
   agent!: AgentNode;
 
