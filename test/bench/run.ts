@@ -88,7 +88,7 @@
  * sockets whose pong comes late are closed), BENCH_S10_PROFILE (cpu,heap by default; alloc adds the sampled
  * allocations of each phase as `.heapprofile`, garbage included; promoted, only what outlived a young collection),
  * BENCH_SQL_STATS=1 (embedded database only: pg_stat_statements on; the statements that took the most
- * database time in the first timed round of S1 and of S5 are printed after it),
+ * database time in the first timed round of S1, S2 (each target), S3 and S5 are printed after it),
  * BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p"),
  * BENCH_REFERENCE_NODE_ARGS (the same for the reference server).
  * Exits non-zero when a rule is broken (S1/S9/W non-2xx, S4 race outcome, S6/S10 missing deliveries, …).
@@ -1913,17 +1913,26 @@ async function runPass(pass: Durability | 'external'): Promise<string> {
   }
 
   // ---- S2 and S3
+  // S3's rounds take turns with S2's, so each is paired with the reference's S2 of its own round (run
+  // after every S2 round, S3 met a machine minutes older than the reference's rounds it was divided by).
   const s2 = new Map<TargetName, LoadRun[]>([['gateway', []], ['reference', []]]);
+  const s3: LoadRun[] = [];
   if (runs('S2') || runs('S3')) {
     await assertListOf50(runs('S2') ? targets : [targets[1]!], agents[0]!);
+    if (runs('S3')) await assertGraphqlOf50(gateway, agents[0]!);
     const s2Targets = runs('S2') ? targets : [targets[1]!]; // S3 alone still needs the reference's S2
-    for (const target of s2Targets) await warmUp(target, listRequests(agents));
+    const jobs: { target: Target; graphql: boolean }[] = [...s2Targets.map((target) => ({ target, graphql: false })), ...(runs('S3') ? [{ target: gateway, graphql: true }] : [])];
+    for (const { target, graphql } of jobs) await warmUp(target, graphql ? graphqlRequests(agents) : listRequests(agents));
     for (let round = 0; round < ROUNDS; round++) {
-      const results = await alternate(round, s2Targets, (target) => load(target, round, listRequests(agents)));
-      for (const [name, run] of results) {
-        s2.get(name)!.push(run);
-        if (run.non2xx || run.errors) problems.push(`S2 ${name} round ${round + 1}: ${run.non2xx} non-2xx, ${run.errors} errors`);
-        note(`S2 round ${round + 1} ${name}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${cpuText(run)}`);
+      const results = await inTurn(round, jobs, ({ target, graphql }) =>
+        sqlStatsOf(round === 0 ? (graphql ? 'S3 round 1' : `S2 round 1, ${target.name}`) : undefined, () => load(target, round, graphql ? graphqlRequests(agents) : listRequests(agents))),
+      );
+      for (const [{ target, graphql }, run] of results) {
+        const label = graphql ? `S3 round ${round + 1} gateway GraphQL` : `S2 round ${round + 1} ${target.name}`;
+        if (graphql) s3.push(run);
+        else s2.get(target.name)!.push(run);
+        if (run.non2xx || run.errors) problems.push(`${label}: ${run.non2xx} non-2xx, ${run.errors} errors`);
+        note(`${label}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${cpuText(run)}`);
       }
     }
   }
@@ -1938,15 +1947,6 @@ async function runPass(pass: Durability | 'external'): Promise<string> {
     compact.push(['S2 list bookings (50 rows)', `${range(gw.rps)} req/s, p99 ${gw.p99} ms`, `${range(ref.rps)} req/s, p99 ${ref.p99} ms`, range(ratio, 2) + cpuRatioText(s2.get('gateway')!, s2.get('reference')!)]);
   }
   if (runs('S3')) {
-    await assertGraphqlOf50(gateway, agents[0]!);
-    await warmUp(gateway, graphqlRequests(agents));
-    const s3: LoadRun[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      const run = await load(gateway, round, graphqlRequests(agents));
-      s3.push(run);
-      if (run.non2xx || run.errors) problems.push(`S3 round ${round + 1}: ${run.non2xx} non-2xx, ${run.errors} errors`);
-      note(`S3 round ${round + 1} gateway GraphQL: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${cpuText(run)}`);
-    }
     const gw = summariseRuns(s3);
     const ref = summariseRuns(s2.get('reference')!);
     const ratio = ratios(s3.map((run) => run.rps), s2.get('reference')!.map((run) => run.rps));

@@ -1,22 +1,34 @@
 /**
  * Where a GraphQL page's server CPU goes, next to the same page through REST: bench S3 (`bookings(first:
- * 50) { … agent { id name } }`) and S2 (`GET /api/bookings`, limit 50), in one process, through
- * `app.inject` (no sockets: the CPU left is the request path itself, Fastify's included), 16 requests in
+ * 50) { … agent { id name } }`) and S2 (`GET /api/bookings`, limit 50), in one process, 16 requests in
  * flight, agents round-robin, on an embedded PostgreSQL (fsync off: the figures are the gateway's CPU).
  *
- * Prints the gateway process's CPU per request of each (process.cpuUsage over MEASURE_REQUESTS requests,
- * PostgreSQL's CPU apart), then a CPU profile of S3 alone (the inspector's sampling profiler): self time by
- * package and the top functions, and, with MEASURE_PROFILE_DIR, the `.cpuprofile` files to open in a viewer.
+ * Two transports (MEASURE_TRANSPORT):
+ * - `inject` (the default): `app.inject`, no sockets; the CPU left is the request path itself, Fastify's
+ *   included. Quick, but it hides what sockets cost: S3's excess over S2 measured 35 µs per request here
+ *   against 100 µs over sockets.
+ * - `socket`: the server listens and autocannon drives it from a process of its own (http-load.ts), each
+ *   run MEASURE_SECONDS long, as the bench does; the figures to compare with the bench's.
  *
- * Run: `node --import @swc-node/register/esm-register test/measure/graphql-request.ts` (after `npm run
- * codegen`). MEASURE_REQUESTS (4,000), MEASURE_SCENARIOS (S2,S3).
+ * Prints the gateway process's CPU per request of each (process.cpuUsage, PostgreSQL's CPU apart), rounds
+ * alternating the scenarios; with MEASURE_PROFILE=1, then a CPU profile of each (the inspector's sampling
+ * profiler): self time by package and the top functions, and, with MEASURE_PROFILE_DIR, the `.cpuprofile`
+ * files to open in a viewer.
+ *
+ * Run: `NODE_ENV=production node --import @swc-node/register/esm-register test/measure/graphql-request.ts`
+ * (after `npm run codegen`); NODE_ENV as `npm start` and the bench run the gateway (graphql-js checks its
+ * types more slowly outside production). MEASURE_REQUESTS (4,000, inject), MEASURE_SECONDS (8, socket),
+ * MEASURE_ROUNDS (5), MEASURE_SCENARIOS (S2,S3).
  */
 import 'reflect-metadata';
 import type { InjectOptions } from 'fastify';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { migrations } from '../../migrations/index.js';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
@@ -25,9 +37,12 @@ import { startEmbeddedPostgres } from '../../src/platform/db/embedded-postgres.j
 import { createOrm, migrate } from '../../src/platform/db/orm.js';
 import { createLogger } from '../../src/platform/logger.js';
 
+if (process.env.NODE_ENV !== 'production') throw new Error('run with NODE_ENV=production, as `npm start` and the bench run the gateway');
 const REQUESTS = Number(process.env.MEASURE_REQUESTS ?? 4_000);
+const SECONDS = Number(process.env.MEASURE_SECONDS ?? 8);
+const TRANSPORT = process.env.MEASURE_TRANSPORT ?? 'inject';
+if (TRANSPORT !== 'inject' && TRANSPORT !== 'socket') throw new Error(`MEASURE_TRANSPORT: inject or socket, not ${TRANSPORT}`);
 const IN_FLIGHT = 16;
-/** Enough callers that the default GraphQL cost budget (100,000 points a minute each) holds every S3 of a run. */
 const AGENTS = 64;
 const PROFILE_DIR = process.env.MEASURE_PROFILE_DIR;
 const SCENARIOS = (process.env.MEASURE_SCENARIOS ?? 'S2,S3').split(',');
@@ -53,6 +68,8 @@ const config = loadConfig({
   AGENT_CREATE_PER_MIN: '1000000',
   PRICE_PROVIDERS: '',
   GRAPHQL_EXPLORER: 'false',
+  // A socket run's pages outlast the default budget of 64 callers; the budget's cost is measured all the same.
+  GRAPHQL_COST_PER_MIN: '1000000000',
   METRICS_TOKEN,
 });
 const orm = await createOrm({ clientUrl: database.url, entities, migrations, logger, timeouts: config.databaseTimeouts, pooling: config.databasePooling });
@@ -99,6 +116,27 @@ const requests = {
   }),
 };
 
+const tokensFile = join(dir, 'load.json');
+const address = TRANSPORT === 'socket' ? await app.listen({ port: 0, host: '127.0.0.1' }) : undefined;
+const run = promisify(execFile);
+
+/** Runs a scenario: MEASURE_REQUESTS through inject, or MEASURE_SECONDS of autocannon over sockets (a warm-up: fewer). Answers how many were made. */
+async function measured(scenario: keyof typeof requests, warmUp = false): Promise<number> {
+  if (!address) {
+    const count = warmUp ? 2_000 : REQUESTS;
+    await load(scenario, count);
+    return count;
+  }
+  const { method, url, headers, payload } = requests[scenario](0) as { method: 'GET' | 'POST'; url: string; headers: Record<string, string>; payload?: string };
+  const { authorization: _authorization, ...shared } = headers;
+  await writeFile(tokensFile, JSON.stringify({ request: { method, path: url, headers: shared, ...(payload ? { body: payload } : {}) }, tokens }));
+  const child = fileURLToPath(new URL('./http-load.ts', import.meta.url));
+  const { stdout } = await run(process.execPath, ['--import', '@swc-node/register/esm-register', child, address, String(warmUp ? 2 : SECONDS), tokensFile]);
+  const { requests: made, non2xx } = JSON.parse(stdout.trim().split('\n').at(-1)!) as { requests: number; non2xx: number };
+  if (non2xx) throw new Error(`${scenario}: ${non2xx} of ${made} answers were not 2xx`);
+  return made;
+}
+
 async function load(scenario: keyof typeof requests, count: number): Promise<void> {
   let next = 0;
   const worker = async () => {
@@ -139,15 +177,15 @@ function summarise(profile: { nodes: ProfileNode[] }): void {
 
 const ROUNDS = Number(process.env.MEASURE_ROUNDS ?? 5);
 const scenarios = SCENARIOS as (keyof typeof requests)[];
-for (const scenario of scenarios) await load(scenario, 2_000); // warm: compiled operations, JIT, pools
+for (const scenario of scenarios) await measured(scenario, true); // warm: compiled operations, JIT, pools
 // Rounds alternate the scenarios, so that a busy moment of a shared machine falls on all of them.
 const readings = new Map<string, number[]>(scenarios.map((scenario) => [scenario, []]));
 for (let round = 0; round < ROUNDS; round++) {
   for (const scenario of scenarios) {
     const before = process.cpuUsage();
-    await load(scenario, REQUESTS);
+    const made = await measured(scenario);
     const used = process.cpuUsage(before);
-    readings.get(scenario)!.push((used.user + used.system) / 1000 / REQUESTS);
+    readings.get(scenario)!.push((used.user + used.system) / 1000 / made);
   }
 }
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -164,9 +202,9 @@ if (process.env.MEASURE_PROFILE === '1') {
   await session.post('Profiler.setSamplingInterval', { interval: 100 });
   for (const scenario of scenarios) {
     await session.post('Profiler.start');
-    await load(scenario, REQUESTS);
+    const made = await measured(scenario);
     const { profile } = await session.post('Profiler.stop');
-    console.log(`\n## ${scenario}`);
+    console.log(`\n## ${scenario} (${made} requests)`);
     summarise(profile as unknown as { nodes: ProfileNode[] });
     if (PROFILE_DIR) await writeFile(join(PROFILE_DIR, `${scenario}.cpuprofile`), JSON.stringify(profile));
   }

@@ -49,6 +49,8 @@ interface ShapedField {
   readonly leaf?: { readonly type: GraphQLLeafType; readonly form: LeafForm };
   /** An object field: its selection (every selection of the key merged). */
   readonly shape?: LeafShape;
+  /** Whether a value of this key (not undefined) is in its serialised form, wrappers and all. */
+  readonly isSerialized: (answer: unknown) => boolean;
 }
 
 // graphql-jit leaves a scalar unserialised by its name (`isSpecifiedScalarType`): so is its form chosen here.
@@ -113,10 +115,34 @@ function shapeOf(type: GraphQLObjectType, selectionSet: SelectionSetNode, fragme
 
 function freeze(building: Map<string, Building>): LeafShape {
   return [...building].flatMap(([key, entry]): ShapedField[] => {
-    if (entry.leaf) return [{ key, type: entry.type, nodes: entry.nodes, leaf: entry.leaf }];
+    if (entry.leaf) {
+      const form = entry.leaf.form;
+      return [{ key, type: entry.type, nodes: entry.nodes, leaf: entry.leaf, isSerialized: checkOf(entry.type, (answer) => inForm(form, answer)) }];
+    }
     const shape = entry.shape ? freeze(entry.shape) : [];
-    return shape.length > 0 ? [{ key, type: entry.type, nodes: entry.nodes, shape }] : [];
+    if (shape.length === 0) return [];
+    return [{ key, type: entry.type, nodes: entry.nodes, shape, isSerialized: checkOf(entry.type, (answer) => objectIsSerialized(shape, answer as Record<string, unknown>)) }];
   });
+}
+
+/**
+ * The check of a field's values, its wrappers unwrapped once, when the query is compiled: walking
+ * `NonNull` and `List` for every value was most of the check's time (bench S3's page: 6.5 → 4.9 µs, isolated).
+ */
+function checkOf(type: GraphQLOutputType, content: (answer: unknown) => boolean): (answer: unknown) => boolean {
+  // A null already there was answered by execution (with its error, if it had one).
+  if (isNonNullType(type)) return checkOf(type.ofType, content);
+  if (isListType(type)) {
+    const item = checkOf(type.ofType, content);
+    // graphql-jit answers a list field with an array (or null) in either mode.
+    return (answer) => {
+      if (answer === null) return true;
+      const items = answer as unknown[];
+      for (let index = 0; index < items.length; index++) if (!item(items[index])) return false;
+      return true;
+    };
+  }
+  return (answer) => answer === null || content(answer);
 }
 
 /** Whether every checked leaf of `data` (the answer's `data`) is in its serialised form. */
@@ -125,22 +151,12 @@ export function leavesAreSerialized(shape: LeafShape, data: unknown): boolean {
 }
 
 function objectIsSerialized(shape: LeafShape, value: Record<string, unknown>): boolean {
-  for (const field of shape) {
+  for (let index = 0; index < shape.length; index++) {
+    const field = shape[index]!;
     const answer = value[field.key];
-    if (answer !== undefined && !valueIsSerialized(field, field.type, answer)) return false;
+    if (answer !== undefined && !field.isSerialized(answer)) return false;
   }
   return true;
-}
-
-function valueIsSerialized(field: ShapedField, type: GraphQLOutputType, answer: unknown): boolean {
-  if (answer === null) return true;
-  if (isNonNullType(type)) return valueIsSerialized(field, type.ofType, answer);
-  if (isListType(type)) {
-    // graphql-jit answers a list field with an array (or null) in either mode.
-    for (const item of answer as unknown[]) if (!valueIsSerialized(field, type.ofType, item)) return false;
-    return true;
-  }
-  return field.leaf ? inForm(field.leaf.form, answer) : objectIsSerialized(field.shape!, answer as Record<string, unknown>);
 }
 
 function inForm(form: LeafForm, answer: unknown): boolean {
