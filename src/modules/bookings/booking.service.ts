@@ -9,7 +9,7 @@ import type { Actor } from '../../platform/auth/actor.js';
 import { agentOf, notActingFor, notTheOwner, requireOwner, type AgentRecord } from '../agents/index.js';
 import { Booking } from './entities/booking.entity.js';
 import { committedEvents, type EventAnnouncer } from './committed-events.js';
-import { bookingColumns, bookingItemOfRow, type BookingItem, type BookingRow } from './booking.shape.js';
+import { ALL_BOOKING_FIELDS, bookingColumns, bookingItemOfRow, type BookingItem, type BookingProjection, type BookingRow, type ProjectedBookingItem } from './booking.shape.js';
 import { encodeBookingCursor, encodeOccurrenceCursor, type BookingCursor } from './list-cursors.js';
 import { checkRange } from './input-checks.js';
 import { isUuid } from '../../platform/uuid.js';
@@ -24,13 +24,12 @@ import {
   CREATE_GROUP_BOOKING,
   RESCHEDULE_BOOKING,
   SLOTS_IN_WINDOW,
-  BOOKINGS_FROM_START,
-  BOOKINGS_OVERLAPPING,
   CANCEL_BOOKING,
   CLASHING_OCCURRENCES,
   CONFLICTING_BOOKINGS,
   CREATE_BOOKING,
   DUE_REMINDERS,
+  pageStatementsOf,
   SEND_BOOKING_REMINDER,
 } from './sql/booking.sql.js';
 import { echo } from '../../platform/echo.js';
@@ -90,8 +89,8 @@ export interface BookingWindow {
 }
 
 /** A page of a calendar, in the seed's shape: lists are the hot reads, and every adapter sends these times as they are. */
-export interface BookingPage {
-  items: BookingItem[];
+export interface BookingPage<Item extends ProjectedBookingItem = BookingItem> {
+  items: Item[];
   hasNextPage: boolean;
   /** Where the next page starts (`after`); null on the last page. */
   nextCursor: string | null;
@@ -309,15 +308,21 @@ export class BookingService {
     };
   }
 
-  /** The caller's bookings (confirmed and cancelled) intersecting `[from, to)`, by `startsAt`. */
-  async list(caller: Actor, window: BookingWindow, limit: number, after?: BookingCursor): Promise<BookingPage> {
+  /**
+   * The caller's bookings (confirmed and cancelled) intersecting `[from, to)`, by `startsAt`: every field,
+   * or those of a projection (GraphQL reads only what its client selected).
+   */
+  async list(caller: Actor, window: BookingWindow, limit: number, after?: BookingCursor): Promise<BookingPage>;
+  async list<Item extends ProjectedBookingItem>(caller: Actor, window: BookingWindow, limit: number, after: BookingCursor | undefined, projection: BookingProjection<Item>): Promise<BookingPage<Item>>;
+  async list(caller: Actor, window: BookingWindow, limit: number, after?: BookingCursor, projection: BookingProjection = ALL_BOOKING_FIELDS): Promise<BookingPage<ProjectedBookingItem>> {
     const actor = agentOf(caller);
     checkWindow(window);
     if (window.from && window.to && window.from.getTime() === window.to.getTime()) return { items: [], hasNextPage: false, nextCursor: null };
+    const page = pageStatementsOf(projection);
     const rows = window.from
-      ? await this.statements.rows(BOOKINGS_OVERLAPPING, [actor.id, window.from, window.to ?? null, after?.startsAt ?? null, after?.id ?? null, limit + 1])
-      : await this.statements.rows(BOOKINGS_FROM_START, [actor.id, window.to ?? null, after?.startsAt ?? null, after?.id ?? null, limit + 1]);
-    const items = rows.slice(0, limit).map(bookingItemOfRow);
+      ? await this.statements.rows(page.overlapping, [actor.id, window.from, window.to ?? null, after?.startsAt ?? null, after?.id ?? null, limit + 1])
+      : await this.statements.rows(page.fromStart, [actor.id, window.to ?? null, after?.startsAt ?? null, after?.id ?? null, limit + 1]);
+    const items = rows.slice(0, limit).map(projection.itemOfRow);
     const hasNextPage = rows.length > limit;
     return { items, hasNextPage, nextCursor: hasNextPage ? encodeBookingCursor(items.at(-1)!) : null };
   }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
-import { BOOKING_FIELDS, bookingColumns, bookingItemOfRow, type BookingRow } from '../../../src/modules/bookings/booking.shape.js';
+import { ALL_BOOKING_FIELDS, BOOKING_FIELDS, bookingColumns, bookingItemOfRow, bookingProjection, type BookingRow } from '../../../src/modules/bookings/booking.shape.js';
 import { bookingItem } from '../../../src/modules/bookings/rest/booking.schemas.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
 import { createBooking, postBooking } from '../../factories/bookings.js';
@@ -36,6 +36,24 @@ describe('one booking shape', () => {
       await pool.end();
     }
   }
+
+  it('maps a projection of a row as the full item has its fields: the key ones and those asked for, no others', async () => {
+    const agent = await createAgent(t, root);
+    const booking = await createBooking(t, agent, '2030-02-03T10:00:00Z', '2030-02-03T11:00:00Z');
+    await t.query(`update bookings set created_at = '2030-01-01 00:00:00.123456+00', warning_sent_at = '2030-02-03 09:45:00.999999+00' where id = $1`, [booking.id]);
+    const [row] = await t.query<BookingRow>(`select ${bookingColumns()} from bookings where id = $1`, [booking.id]);
+    const full = bookingItemOfRow(row!);
+    const asked = [[], ['status'], ['warningSentAt', 'createdAt', 'agent', '__typename'], ['endsAt', 'rrule', 'version']];
+    for (const names of asked) {
+      const projection = bookingProjection(names);
+      const fields = BOOKING_FIELDS.filter((field) => ['id', 'agentId', 'startsAt', ...names].includes(field.name));
+      expect(projection.columns).toBe(fields.map((field) => field.column).join(', '));
+      expect(projection.itemOfRow(row!)).toEqual(Object.fromEntries(fields.map((field) => [field.name, full[field.name]])));
+      // Made once per set of fields.
+      expect(bookingProjection([...names].reverse())).toBe(projection);
+    }
+    expect(bookingProjection(BOOKING_FIELDS.map((field) => field.name))).toBe(ALL_BOOKING_FIELDS);
+  });
 
   it('writes the same item from a row in JavaScript and in SQL, every field of the shape, microseconds and nulls included', async () => {
     const agent = await createAgent(t, root);

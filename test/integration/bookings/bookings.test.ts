@@ -3,10 +3,15 @@ import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factorie
 import { createBooking, hourSlot, postBooking } from '../../factories/bookings.js';
 import { TestClock } from '../../factories/clock.js';
 import {
+  BookingCursorsDocument,
   BookingDocument,
   BookingsDocument,
+  BookingStatusesDocument,
+  BookingsThroughFragmentsDocument,
   CancelBookingDocument,
   CreateBookingDocument,
+  type BookingCursorsQuery,
+  type BookingCursorsQueryVariables,
   type BookingsQuery,
   type BookingsQueryVariables,
 } from '../../generated/graphql.js';
@@ -382,6 +387,55 @@ describe('bookings', () => {
         if (!connection.pageInfo.hasNextPage) break;
       }
       expect(seen).toEqual(Array.from({ length: 5 }, (_, i) => hourSlot('2030-09-01T00:00:00Z', i).startsAt));
+    });
+
+    /** The columns the one page statement since the last reset selected. */
+    const pageColumns = () => {
+      const pages = t.sql.statements.filter((statement) => /from bookings/.test(statement));
+      expect(pages).toHaveLength(1);
+      return /select (.*?) from bookings/s.exec(pages[0]!)![1]!.split(',').map((column) => column.trim());
+    };
+
+    it('reads only the columns of the fields a page selects, and those every page needs', async () => {
+      const agent = await createAgent(t, root);
+      const made = await createBooking(t, agent, '2030-10-01T10:00:00Z', '2030-10-01T11:00:00Z');
+      t.sql.reset();
+      const result = await t.gql(BookingStatusesDocument, { first: 10 }, bearer(agent.token));
+      expect(result.data!.bookings.edges.map((edge) => edge.node)).toEqual([{ id: made.id, status: 'confirmed' }]);
+      // Its order and cursor (starts_at, id) and its owner (agent_id) besides what was selected.
+      expect(pageColumns()).toEqual(['id', 'agent_id', 'starts_at', 'status']);
+    });
+
+    it('reads the fields selected through fragments, aliases and inline fragments, as the full booking has them', async () => {
+      const agent = await createAgent(t, root);
+      const created = await t.gql(
+        CreateBookingDocument,
+        { input: { agentId: agent.id, startsAt: '2030-10-02T10:00:00Z', endsAt: '2030-10-02T11:00:00Z', rrule: 'FREQ=DAILY;COUNT=3' } },
+        bearer(agent.token),
+      );
+      const full = (await t.gql(BookingDocument, { id: created.data!.createBooking.id }, bearer(agent.token))).data!.booking;
+      t.sql.reset();
+      const result = await t.gql(BookingsThroughFragmentsDocument, { first: 10 }, bearer(agent.token));
+      expect(result.data!.bookings.edges.map((edge) => edge.node)).toEqual([{ id: full.id, endsAt: full.endsAt, created: full.createdAt, rrule: 'FREQ=DAILY;COUNT=3', version: full.version }]);
+      expect(pageColumns()).toEqual(['id', 'agent_id', 'starts_at', 'ends_at', 'rrule', 'created_at', 'version']);
+    });
+
+    it('pages with cursors alone as with the nodes', async () => {
+      const agent = await createAgent(t, root);
+      for (let i = 0; i < 5; i++) await createBooking(t, agent, hourSlot('2030-10-03T00:00:00Z', i).startsAt, hourSlot('2030-10-03T00:00:00Z', i).endsAt);
+      const withNodes = (await t.gql(BookingsDocument, { first: 5 }, bearer(agent.token))).data!.bookings.edges.map((edge) => edge.cursor);
+      const cursors: string[] = [];
+      let after: string | null = null;
+      for (let page = 0; page < 3; page++) {
+        const result: Awaited<ReturnType<typeof t.gql<BookingCursorsQuery, BookingCursorsQueryVariables>>> = await t.gql(BookingCursorsDocument, { first: 2, after }, bearer(agent.token));
+        const connection = result.data!.bookings;
+        cursors.push(...connection.edges.map((edge) => edge.cursor));
+        expect(connection.pageInfo.endCursor).toBe(connection.edges.at(-1)!.cursor);
+        after = connection.pageInfo.endCursor ?? null;
+        if (!connection.pageInfo.hasNextPage) break;
+      }
+      expect(cursors).toEqual(withNodes);
+      expect(cursors).toHaveLength(5);
     });
 
     it.each([

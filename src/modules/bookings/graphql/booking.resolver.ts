@@ -1,6 +1,8 @@
-import { Arg, Ctx, Directive, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Ctx, Directive, ID, Info, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { BOOKING_LIMITS, FREE_BUSY_LIMITS, type BookingService } from '../booking.service.js';
 import { decodeBookingCursor, encodeBookingCursor } from '../list-cursors.js';
+import { bookingProjection } from '../booking.shape.js';
 import {
   BookedSlotNode,
   BookingConnection,
@@ -16,6 +18,7 @@ import {
 import type { AgentsContext } from '../../agents/index.js';
 import { checkLimit } from '../../../platform/graphql/page-size.js';
 import { listSize } from '../../../platform/graphql/directives.js';
+import { selectedFieldNames } from '../../../platform/graphql/selection.js';
 
 @Resolver(() => BookingNode)
 export class BookingResolver {
@@ -25,6 +28,7 @@ export class BookingResolver {
   @Query(() => BookingConnection, { description: "The caller's bookings intersecting [from, to), by startsAt." })
   async bookings(
     @Ctx() ctx: AgentsContext,
+    @Info() info: GraphQLResolveInfo,
     @Arg('from', () => Date, { nullable: true }) from?: Date | null,
     @Arg('to', () => Date, { nullable: true }) to?: Date | null,
     @Arg('first', () => Int, { defaultValue: BOOKING_LIMITS.listDefault }) first = BOOKING_LIMITS.listDefault as number,
@@ -36,6 +40,8 @@ export class BookingResolver {
       { from: from ?? undefined, to: to ?? undefined },
       checkLimit('first', first, BOOKING_LIMITS.listMax),
       after != null ? decodeBookingCursor(after) : undefined,
+      // Only the columns of the fields the client selected (and those a page needs: its order, cursor and owner).
+      bookingProjection(selectedFieldNames(info, ['edges', 'node'])),
     );
     const edges = (await BookingNode.ownedBy(page.items, ctx.agents)).map((node) => new BookingEdge(node, encodeBookingCursor));
     return { edges, pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };

@@ -1,5 +1,5 @@
 import { namedStatement } from '../../../platform/db/statements.js';
-import { bookingColumns, type BookingItem, type BookingRow } from '../booking.shape.js';
+import { bookingColumns, type BookingItem, type BookingProjection, type BookingRow } from '../booking.shape.js';
 import type { Refusal } from '../../availability-rules/index.js';
 import type { StoredOutcome } from '../idempotency.js';
 import type { PreviousRange, WrittenEvents } from '../committed-events.js';
@@ -157,40 +157,51 @@ export const BOOKED_SLOTS = namedStatement<
  * the cost follows the window, not the agent's past (the (agent, starts_at) index would walk every
  * earlier booking and filter on ends_at). Materialised so the planner cannot trade it for that walk.
  */
-export const BOOKINGS_OVERLAPPING = namedStatement<
-  [agentId: string, from: Date, to: Date | null, afterStartsAt: Date | null, afterId: string | null, limit: number],
-  BookingRow
->(
-  'bookings_overlapping',
-  `with window_rows as materialized (
-     select ${BOOKING_COLUMNS} from bookings
+const bookingsOverlapping = (columns: string) => `with window_rows as materialized (
+     select ${columns} from bookings
       where agent_id = $1 and tstzrange(starts_at, ends_at, '[)') && tstzrange($2::timestamptz, $3::timestamptz, '[)') and status <> 'held'
    )
    select * from window_rows
     where $4::timestamptz is null or (starts_at, id) > ($4::timestamptz, $5::uuid)
     order by starts_at, id
-    limit $6`,
-  { servedByReplica: true },
-);
+    limit $6`;
+export const BOOKINGS_OVERLAPPING = namedStatement<
+  [agentId: string, from: Date, to: Date | null, afterStartsAt: Date | null, afterId: string | null, limit: number],
+  BookingRow
+>('bookings_overlapping', bookingsOverlapping(BOOKING_COLUMNS), { servedByReplica: true });
 
 /**
  * No lower edge: the calendar from its first booking, in (starts_at, id) order, stopping at the limit.
  * Absent bounds become infinities rather than `$n is null or …`, so that a generic plan still starts
  * the index scan at the cursor instead of the agent's first booking.
  */
-export const BOOKINGS_FROM_START = namedStatement<
-  [agentId: string, to: Date | null, afterStartsAt: Date | null, afterId: string | null, limit: number],
-  BookingRow
->(
-  'bookings_from_start',
-  `select ${BOOKING_COLUMNS} from bookings
+const bookingsFromStart = (columns: string) => `select ${columns} from bookings
     where agent_id = $1 and status <> 'held'
       and starts_at < coalesce($2::timestamptz, 'infinity')
       and (starts_at, id) > (coalesce($3::timestamptz, '-infinity'), coalesce($4::uuid, '00000000-0000-0000-0000-000000000000'))
     order by starts_at, id
-    limit $5`,
-  { servedByReplica: true },
-);
+    limit $5`;
+export const BOOKINGS_FROM_START = namedStatement<
+  [agentId: string, to: Date | null, afterStartsAt: Date | null, afterId: string | null, limit: number],
+  BookingRow
+>('bookings_from_start', bookingsFromStart(BOOKING_COLUMNS), { servedByReplica: true });
+
+// The page statements of other projections: the same texts with fewer columns, named by their projection.
+const projectedPages = new Map<string, { overlapping: typeof BOOKINGS_OVERLAPPING; fromStart: typeof BOOKINGS_FROM_START }>();
+
+/** The two page statements selecting the columns of `projection` (BOOKINGS_OVERLAPPING and BOOKINGS_FROM_START for every field). */
+export function pageStatementsOf(projection: BookingProjection): { overlapping: typeof BOOKINGS_OVERLAPPING; fromStart: typeof BOOKINGS_FROM_START } {
+  if (projection.key === '') return { overlapping: BOOKINGS_OVERLAPPING, fromStart: BOOKINGS_FROM_START };
+  let statements = projectedPages.get(projection.key);
+  if (!statements) {
+    statements = {
+      overlapping: { ...BOOKINGS_OVERLAPPING, name: `${BOOKINGS_OVERLAPPING.name}_${projection.key}`, text: bookingsOverlapping(projection.columns) },
+      fromStart: { ...BOOKINGS_FROM_START, name: `${BOOKINGS_FROM_START.name}_${projection.key}`, text: bookingsFromStart(projection.columns) },
+    };
+    projectedPages.set(projection.key, statements);
+  }
+  return statements;
+}
 
 /**
  * A planned booking's occurrences, as `previewBooking` checks them against the calendar: each widened by the agent's
