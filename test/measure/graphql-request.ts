@@ -132,8 +132,8 @@ async function measured(scenario: keyof typeof requests, warmUp = false): Promis
   await writeFile(tokensFile, JSON.stringify({ request: { method, path: url, headers: shared, ...(payload ? { body: payload } : {}) }, tokens }));
   const child = fileURLToPath(new URL('./http-load.ts', import.meta.url));
   const { stdout } = await run(process.execPath, ['--import', '@swc-node/register/esm-register', child, address, String(warmUp ? 2 : SECONDS), tokensFile]);
-  const { requests: made, non2xx } = JSON.parse(stdout.trim().split('\n').at(-1)!) as { requests: number; non2xx: number };
-  if (non2xx) throw new Error(`${scenario}: ${non2xx} of ${made} answers were not 2xx`);
+  const { requests: made, non2xx, errors } = JSON.parse(stdout.trim().split('\n').at(-1)!) as { requests: number; non2xx: number; errors: number };
+  if (non2xx || errors) throw new Error(`${scenario}: of ${made} requests, ${non2xx} answered other than 2xx and ${errors} failed`);
   return made;
 }
 

@@ -1,7 +1,7 @@
 /**
  * The load generator of `graphql-request.ts` with MEASURE_TRANSPORT=socket: autocannon in a process of
  * its own (so that the measured process's CPU is the server's alone), 16 connections, one request shape,
- * the callers' tokens round-robin. Prints one JSON line: { requests, non2xx }.
+ * the callers' tokens round-robin. Prints one JSON line: { requests, non2xx, errors } (errors: failed and timed-out requests).
  *
  *   node --import @swc-node/register/esm-register test/measure/http-load.ts <base> <seconds> <load.json>
  *
@@ -24,4 +24,4 @@ const result = await autocannon({
   duration: Number(seconds),
   requests: [{ setupRequest: (defaults) => ({ ...defaults, ...request, headers: { ...request.headers, authorization: `Bearer ${tokens[next++ % tokens.length]}` } }) }],
 });
-console.log(JSON.stringify({ requests: result.requests.total, non2xx: result.non2xx }));
+console.log(JSON.stringify({ requests: result.requests.total, non2xx: result.non2xx, errors: result.errors + result.timeouts }));

@@ -31,6 +31,12 @@ describe('selectedFieldNames', () => {
     expect([...selectedFieldNames(info, ['missing', 'node'])]).toEqual([]);
   });
 
+  it('answers each array of nodes of the field by itself: the same first node with more nodes after it selects more', () => {
+    const info = infoOf('query { bookings { edges { node { id } } } bookings { edges { node { status } } } }');
+    expect([...selectedFieldNames({ ...info, fieldNodes: info.fieldNodes.slice(0, 1) }, ['edges', 'node'])]).toEqual(['id']);
+    expect([...selectedFieldNames(info, ['edges', 'node'])].sort()).toEqual(['id', 'status']);
+  });
+
   it('follows a fragment spread twice in one selection once, and answers a document from its first reading', () => {
     const info = infoOf('query { bookings { edges { node { ...A ...A ... on Booking { ...A } } } } } fragment A on Booking { id }');
     const names = selectedFieldNames(info, ['edges', 'node']);

@@ -1,5 +1,5 @@
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
-import { lexicographicSortSchema, type GraphQLSchema } from 'graphql';
+import { lexicographicSortSchema, specifiedDirectives, type GraphQLSchema } from 'graphql';
 import { createPubSub } from '@graphql-yoga/subscription';
 import { buildSchema, type ContainerType, type PubSub } from 'type-graphql';
 import { DateTimeIso } from './date-time.js';
@@ -24,7 +24,9 @@ export async function buildGatewaySchema(options: SchemaOptions): Promise<GraphQ
     resolvers: [first, ...rest],
     validate: false,
     scalarsMap: [{ type: Date, scalar: DateTimeIso }],
-    directives: [...GATEWAY_DIRECTIVES],
+    // graphql-js takes a schema's directive list as given: without the specified ones, `@skip` and
+    // `@include` were refused as unknown in every document.
+    directives: [...specifiedDirectives, ...GATEWAY_DIRECTIVES],
     ...(options.container ? { container: options.container } : {}),
     // type-graphql insists on a PubSub whenever a schema has subscriptions, even where each
     // subscription brings its own `subscribe` (ours read PostgreSQL LISTEN/NOTIFY streams).

@@ -2,22 +2,22 @@ import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } 
 
 type SelectionInfo = Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>;
 
-// By the resolving field's first node and path: a cached document's nodes are the same objects from one
-// request to the next, so each document's answer is worked out once.
-const known = new WeakMap<FieldNode, Map<string, ReadonlySet<string>>>();
+// By the resolving field's nodes (the array: which nodes it holds depends on the operation, and on
+// graphql-js's reading of `@skip`/`@include` on the field itself) and path. graphql-jit hands a compiled
+// operation's resolver the same array every time, so its answer is worked out once; graphql-js makes the
+// array anew for each execution, and the answer with it.
+const known = new WeakMap<readonly FieldNode[], Map<string, ReadonlySet<string>>>();
 
 /**
  * The names of the fields selected at `path` below the resolving field (`['edges', 'node']`: a
- * connection's nodes), through aliases, fragment spreads and inline fragments. `@skip` and `@include`
- * are not evaluated: a field they may leave out is still named, which costs reading it and keeps the
- * answer one per document.
+ * connection's nodes), through aliases, fragment spreads and inline fragments, in every node of the
+ * field. `@skip` and `@include` below the field are not evaluated: a field they may leave out is still
+ * named, which costs reading it, not answering it.
  */
 export function selectedFieldNames(info: SelectionInfo, path: readonly string[]): ReadonlySet<string> {
-  const first = info.fieldNodes[0];
-  if (!first) return new Set();
   const key = path.join('.');
-  let byPath = known.get(first);
-  if (!byPath) known.set(first, (byPath = new Map()));
+  let byPath = known.get(info.fieldNodes);
+  if (!byPath) known.set(info.fieldNodes, (byPath = new Map()));
   let names = byPath.get(key);
   if (!names) {
     let level = info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));

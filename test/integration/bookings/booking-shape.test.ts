@@ -48,7 +48,7 @@ describe('one booking shape', () => {
       const projection = bookingProjection(names);
       const fields = BOOKING_FIELDS.filter((field) => ['id', 'agentId', 'startsAt', ...names].includes(field.name));
       expect(projection.columns).toBe(fields.map((field) => field.column).join(', '));
-      expect(projection.itemOfRow(row!)).toEqual(Object.fromEntries(fields.map((field) => [field.name, full[field.name]])));
+      expect(projection.itemOfRow(row!)).toStrictEqual(Object.fromEntries(fields.map((field) => [field.name, full[field.name]])));
       // Made once per set of fields.
       expect(bookingProjection([...names].reverse())).toBe(projection);
     }

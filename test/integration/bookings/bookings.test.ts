@@ -420,6 +420,41 @@ describe('bookings', () => {
       expect(pageColumns()).toEqual(['id', 'agent_id', 'starts_at', 'ends_at', 'rrule', 'created_at', 'version']);
     });
 
+    it.each([
+      [
+        'a second selection of the field included by a variable',
+        `query Page($full: Boolean!) {
+           bookings(first: 10) { edges { node { id } } }
+           ... @include(if: $full) { bookings(first: 10) { edges { node { status } } } }
+         }`,
+        [
+          { variables: { full: false }, node: (id: string) => ({ id }) },
+          { variables: { full: true }, node: (id: string) => ({ id, status: 'confirmed' }) },
+          { variables: { full: true }, node: (id: string) => ({ id, status: 'confirmed' }) },
+        ],
+      ],
+      [
+        'two operations of one document sharing the field through a fragment',
+        `fragment Page on Query { bookings(first: 10) { edges { node { id } } } }
+         query Small { ...Page }
+         query Big { ...Page bookings(first: 10) { edges { node { status } } } }`,
+        [
+          { operationName: 'Small', node: (id: string) => ({ id }) },
+          { operationName: 'Big', node: (id: string) => ({ id, status: 'confirmed' }) },
+          { operationName: 'Big', node: (id: string) => ({ id, status: 'confirmed' }) },
+        ],
+      ],
+    ])('reads the fields of every selection of the page: %s, run interpreted then compiled', async (_case, query, requests) => {
+      const agent = await createAgent(t, root);
+      const made = await createBooking(t, agent, '2030-10-04T10:00:00Z', '2030-10-04T11:00:00Z');
+      for (const { node, ...request } of requests) {
+        const response = await t.rest({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', ...bearer(agent.token) }, payload: { query, ...request } });
+        const body = response.json<{ data?: { bookings: { edges: { node: unknown }[] } }; errors?: unknown }>();
+        expect(body.errors).toBeUndefined();
+        expect(body.data!.bookings.edges.map((edge) => edge.node)).toEqual([node(made.id)]);
+      }
+    });
+
     it('pages with cursors alone as with the nodes', async () => {
       const agent = await createAgent(t, root);
       for (let i = 0; i < 5; i++) await createBooking(t, agent, hourSlot('2030-10-03T00:00:00Z', i).startsAt, hourSlot('2030-10-03T00:00:00Z', i).endsAt);

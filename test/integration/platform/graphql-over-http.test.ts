@@ -26,4 +26,17 @@ describe('GraphQL over HTTP audits (graphql-http)', () => {
     }
     expect(unmet).toEqual([]);
   });
+
+  it('knows the directives of the GraphQL specification: @skip and @include in documents, all of them in introspection', async () => {
+    const post = async (query: string, variables: Record<string, unknown> = {}) =>
+      (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) })).json() as Promise<{ data?: Record<string, unknown>; errors?: unknown }>;
+    const query = 'query($with: Boolean!) { kept: __typename @include(if: $with) dropped: __typename @skip(if: $with) }';
+    expect(await post(query, { with: true })).toMatchObject({ data: { kept: 'Query' } });
+    expect((await post(query, { with: true })).data).not.toHaveProperty('dropped');
+    expect((await post(query, { with: false })).data).toEqual({ dropped: 'Query' });
+    const introspected = await post('{ __schema { directives { name } } }');
+    expect((introspected.data!.__schema as { directives: { name: string }[] }).directives.map((directive) => directive.name)).toEqual(
+      expect.arrayContaining(['include', 'skip', 'deprecated', 'specifiedBy', 'oneOf']),
+    );
+  });
 });

@@ -43,7 +43,7 @@ export class BookingResolver {
       // Only the columns of the fields the client selected (and those a page needs: its order, cursor and owner).
       bookingProjection(selectedFieldNames(info, ['edges', 'node'])),
     );
-    const edges = (await BookingNode.ownedBy(page.items, ctx.agents)).map((node) => new BookingEdge(node, encodeBookingCursor));
+    const edges = (await BookingNode.projectedOwnedBy(page.items, ctx.agents)).map((node) => new BookingEdge(node, encodeBookingCursor));
     return { edges, pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
   }
 
