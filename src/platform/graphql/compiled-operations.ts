@@ -1,5 +1,5 @@
 import { SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
-import { execute, getOperationAST, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { BREAK, execute, getOperationAST, GraphQLError, visit, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 import type { CounterSeries } from '../metrics/families.js';
@@ -158,6 +158,10 @@ export class CompiledOperations {
   }
 
   private compile(plan: Plan, document: DocumentNode, operationName: string | null | undefined): CompiledQuery | null {
+    if (usesSkipOrInclude(document)) {
+      plan.compiled = null;
+      return null;
+    }
     const operation = getOperationAST(document, operationName ?? undefined);
     const leaves = operation ? leafShapeOf(this.schema, document, operation) : undefined;
     const compiled = compileQuery(this.schema, document, operationName ?? undefined, { disableLeafSerialization: leaves !== undefined });
@@ -179,6 +183,26 @@ function asGraphQLError(error: GraphQLError): GraphQLError {
   });
   if (error.locations) (made as { locations: GraphQLError['locations'] }).locations = error.locations;
   return made;
+}
+
+/**
+ * Whether any selection of the document carries `@skip` or `@include`: graphql-js runs such documents.
+ * graphql-jit (0.8.9) compiles those conditions into properties it writes onto the document's own field
+ * nodes, adding to what an earlier compilation wrote (Apollo caches the document: a second operation
+ * sharing a fragment with a first inherited its condition, and answered `{}` where graphql-js answered
+ * the fields), and marks a fragment spread visited before reading its directive (`...F @skip(if: true)
+ * ...F` answered without F's fields).
+ */
+function usesSkipOrInclude(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    Directive(node) {
+      if (node.name.value !== 'skip' && node.name.value !== 'include') return undefined;
+      found = true;
+      return BREAK;
+    },
+  });
+  return found;
 }
 
 function planKey(documentKey: string, operationName: string | null | undefined): string {

@@ -9,6 +9,8 @@ export const GRAPHQL_LIMITS = {
   maxDepth: 10,
   /** Aliases in one document: each alias runs its field again. */
   maxAliases: 15,
+  /** Directives in one document (`@skip`, `@include`): each is read again wherever its selection is. */
+  maxDirectives: 50,
   /** Characters of one name (field, alias, argument, variable, fragment, operation): the answer repeats aliases and unknown names. */
   maxNameLength: 128,
   /** Errors in one answer (validation stops at this many; the rest of a longer list is summed up in one more). */

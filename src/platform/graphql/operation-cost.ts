@@ -2,6 +2,7 @@ import {
   getDirectiveValues,
   getNamedType,
   getNullableType,
+  getVariableValues,
   GraphQLIncludeDirective,
   GraphQLSkipDirective,
   isCompositeType,
@@ -113,7 +114,12 @@ interface Walk {
 const fixedWalks = new WeakMap<OperationDefinitionNode, WeakMap<GraphQLSchema, Walk>>();
 
 function walkOf(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined): Walk {
-  if (operation.variableDefinitions?.length) return { schema, fragments: fragmentsOf(document), variables: variables ?? {}, plans: new Map() };
+  if (operation.variableDefinitions?.length) {
+    // As execution read them: defaults filled in (`@include(if: $full)` with `$full: Boolean = false` sent
+    // without it). Variables that do not coerce answered no data, so nothing is walked with them.
+    const coerced = getVariableValues(schema, operation.variableDefinitions, variables ?? {});
+    return { schema, fragments: fragmentsOf(document), variables: coerced.coerced ?? variables ?? {}, plans: new Map() };
+  }
   let bySchema = fixedWalks.get(operation);
   if (!bySchema) fixedWalks.set(operation, (bySchema = new WeakMap()));
   let walk = bySchema.get(schema);
@@ -215,8 +221,13 @@ function isMemberOfUnion(schema: GraphQLSchema, name: string, type: GraphQLObjec
 }
 
 function included(selection: SelectionSetNode['selections'][number], variables: Record<string, unknown>): boolean {
-  if (getDirectiveValues(GraphQLSkipDirective, selection, variables)?.if === true) return false;
-  return getDirectiveValues(GraphQLIncludeDirective, selection, variables)?.if !== false;
+  try {
+    if (getDirectiveValues(GraphQLSkipDirective, selection, variables)?.if === true) return false;
+    return getDirectiveValues(GraphQLIncludeDirective, selection, variables)?.if !== false;
+  } catch {
+    // A null for the non-null `if`: execution answered a field error there, so nothing below it resolved.
+    return false;
+  }
 }
 
 /** The direct child fields named in `names`, through fragments. */

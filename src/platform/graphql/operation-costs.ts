@@ -1,11 +1,12 @@
 import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestListener } from '@apollo/server';
-import { GraphQLError, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { getVariableValues, GraphQLError, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { Actor } from '../auth/actor.js';
 import type { PresentedCredential } from '../auth/credentials.js';
 import { addressKey } from '../http/client-address.js';
 import { CostRefusal, type Admission, type CostBudget, type CostReport } from './cost-budget.js';
 import { actualCost, estimateCost } from './operation-cost.js';
 import { handedOverWith } from './handed-over.js';
+import { GRAPHQL_LIMITS } from './limits.js';
 
 /** Who pays for an operation: what the platform context knows of its caller. */
 export interface CostPayer {
@@ -56,7 +57,11 @@ export class OperationCosts {
       estimated = estimateCost(this.schema, document, operation.name?.value, variables);
     } catch {
       // Variables that do not coerce: execution answers that, having run nothing.
-      return 0;
+      if (operation.variableDefinitions?.length && getVariableValues(this.schema, operation.variableDefinitions, variables ?? {}).errors) return 0;
+      // Coerced, and still not costed: a null for `@skip(if:)` or `@include(if:)` from a nullable variable
+      // with a default, which execution answers with a field error after running what lies above it.
+      // Charged the most any operation may cost, not nothing.
+      return GRAPHQL_LIMITS.maxCost;
     }
     if (fixed) {
       let byName = this.fixedEstimates.get(document);

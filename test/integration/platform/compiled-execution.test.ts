@@ -98,6 +98,36 @@ describe('compiled execution (graphql-jit) through /graphql', () => {
     });
   }
 
+  // graphql-jit writes @skip/@include conditions onto the cached document's nodes (and adds to them on
+  // each compilation): documents that use them run in graphql-js, whatever GRAPHQL_JIT says.
+  it.each([
+    [
+      'two operations of one document sharing a fragment, one of them including it by a variable',
+      'query A($x: Boolean!) { ...F @include(if: $x) } query B { ...F } fragment F on Query { me { id } }',
+      [
+        { operationName: 'A', variables: { x: false } },
+        { operationName: 'A', variables: { x: true } },
+        { operationName: 'B' },
+        { operationName: 'B' },
+      ],
+    ],
+    ['a fragment spread skipped, then spread again', '{ ...F @skip(if: true) ...F } fragment F on Query { me { id } }', [{}, {}]],
+    [
+      'one fragment under two aliases, included in one by a variable',
+      'query ($x: Boolean!) { a: me { ...F @include(if: $x) } b: me { ...F } } fragment F on Agent { id }',
+      [{ variables: { x: false } }, { variables: { x: false } }, { variables: { x: true } }],
+    ],
+  ])('answers %s as graphql-js does, run by graphql-js', async (_case, query, requests) => {
+    const before = await executions(compiled);
+    for (const request of requests) {
+      const answers = [];
+      for (const t of [compiled, interpreted]) answers.push(withoutCost((await post(t, { query, ...request }, bearer(owner.token))).json()));
+      expect(answers[0]).toEqual(answers[1]);
+      expect(answers[0].errors).toBeUndefined();
+    }
+    expect(await executions(compiled)).toEqual({ compiled: before.compiled, interpreted: before.interpreted + requests.length });
+  });
+
   // GraphiQL sends the operation name it last saw, a moment behind its editor.
   it('answers an operation name the document does not hold with graphql-js\'s error, not a 500', async () => {
     for (const t of [compiled, compiled, interpreted]) {

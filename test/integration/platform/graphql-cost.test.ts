@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import { sha256Hex } from '../../../src/platform/auth/credentials.js';
 import { freePort } from '../../../src/platform/db/embedded-postgres.js';
 import { LOCAL_SHARE_OF_BUDGET } from '../../../src/platform/graphql/cost-budget.js';
+import { GRAPHQL_LIMITS } from '../../../src/platform/graphql/limits.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
 import { createBooking, hourSlot } from '../../factories/bookings.js';
 import { startServer, waitFor, type RunningServer } from '../../factories/server-process.js';
@@ -81,6 +82,31 @@ describe('GraphQL cost: extensions.cost on every answer, a per-caller budget sha
     // Errors and refusals before execution carry a cost too (nothing charged, so no budget).
     const invalid = await post(t, '{ bookings { nope } }');
     expect(invalid.json().extensions).toEqual({ cost: { estimated: 0, actual: 0 } });
+  });
+
+  it('costs @include as execution reads its variables: defaults filled in, and a null for its `if` charged the most an operation may cost', async () => {
+    const payer = await createAgent(t, agent, 'directives');
+    for (let i = 0; i < 2; i++) await createBooking(t, payer, hourSlot('2034-01-12T08:00:00Z', i * 2).startsAt, hourSlot('2034-01-12T08:00:00Z', i * 2).endsAt);
+    const send = (query: string, variables: Record<string, unknown>) =>
+      t.rest({ method: 'POST', url: '/graphql', headers: bearer(payer.token), payload: { query, variables } });
+    // Left out, the variable is its default: `agent` is included, and counted: 1 + 2 × (edge + node + agent).
+    const withAgent = 'query Q($withAgent: Boolean = true) { bookings(first: 10) { edges { node { id agent @include(if: $withAgent) { id } } } } }';
+    const defaulted = await send(withAgent, {});
+    expect(defaulted.statusCode).toBe(200);
+    expect(defaulted.json().data.bookings.edges).toEqual([{ node: { id: expect.any(String), agent: { id: payer.id } } }, { node: { id: expect.any(String), agent: { id: payer.id } } }]);
+    expect(defaulted.json().extensions.cost).toMatchObject({ estimated: 1 + 10 * 3, actual: 1 + 2 * 3 });
+    // Given false, it is left out, and not counted.
+    const without = await send(withAgent, { withAgent: false });
+    expect(without.json().extensions.cost).toMatchObject({ estimated: 1 + 10 * 2, actual: 1 + 2 * 2 });
+    // An explicit null where `if` may not be one (execution would answer a field error, after running the
+    // page): charged the most an operation may cost, not nothing, so over this budget it is refused before any SQL.
+    t.sql.reset();
+    const nulled = await send('query Q($withAgent: Boolean = true) { bookings(first: 200) { edges { node { id agent @include(if: $withAgent) { id } } } } }', {
+      withAgent: null,
+    });
+    expect(t.sql.statements).toEqual([]);
+    expect(nulled.statusCode).toBe(429);
+    expect(nulled.json().extensions.cost).toMatchObject({ estimated: GRAPHQL_LIMITS.maxCost, actual: 0 });
   });
 
   it('refuses an operation over what is left before any SQL runs: rate_limited, 429, its cost and when to retry', async () => {

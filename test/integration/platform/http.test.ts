@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { GRAPHQL_LIMITS } from '../../../src/platform/graphql/limits.js';
 import { bootstrapAgent } from '../../factories/agents.js';
 import { startTestApp, type TestApp, withoutCost } from '../../harness.js';
 
@@ -167,6 +168,16 @@ describe('platform HTTP surface', () => {
     const tooMany = await t.rest({ method: 'POST', url: '/graphql', payload: { query: `{ ${aliases} }` } });
     expect(tooMany.statusCode).toBe(400);
     expect(tooMany.json().errors[0].message).toMatch(/alias/i);
+  });
+
+  it(`runs a document with ${GRAPHQL_LIMITS.maxDirectives} directives and refuses one with more, before running it`, async () => {
+    const withDirectives = (count: number) => `{ ${Array.from({ length: count }, () => '__typename @include(if: true)').join(' ')} }`;
+    const most = await t.rest({ method: 'POST', url: '/graphql', payload: { query: withDirectives(GRAPHQL_LIMITS.maxDirectives) } });
+    expect(most.statusCode).toBe(200);
+    expect(most.json().data).toEqual({ __typename: 'Query' });
+    const tooMany = await t.rest({ method: 'POST', url: '/graphql', payload: { query: withDirectives(GRAPHQL_LIMITS.maxDirectives + 1) } });
+    expect(tooMany.statusCode).toBe(400);
+    expect(tooMany.json().errors[0]).toMatchObject({ message: expect.stringMatching(/directives/i), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
   });
 
   it('answers GraphQL syntax errors with the parser message and a client code', async () => {
