@@ -49,11 +49,22 @@ async function costOf(operation: () => Promise<unknown>): Promise<DbCost> {
   return probe.end(mark, OPERATIONS);
 }
 
+/** WAL fsyncs made by client backends (the workload's own, not the WAL writer's or the checkpointer's). */
+async function clientFlushes(): Promise<number> {
+  const { rows } = await client.query<{ fsyncs: string }>(`select coalesce(sum(fsyncs), 0)::bigint as fsyncs from pg_stat_io where object = 'wal' and backend_type = 'client backend'`);
+  return Number(rows[0]!.fsyncs);
+}
+
 test('an autocommit write costs one commit record and one WAL flush', async () => {
+  const before = await clientFlushes();
   const cost = await costOf(() => client.query(`insert into written (note) values ('x')`));
   expect(cost.commits).toBe(1);
+  // Its own: each commit waits for the flush of its record.
+  expect(((await clientFlushes()) - before) / OPERATIONS).toBeCloseTo(1, 1);
+  // Every process's, as the probe counts them: the WAL writer's flushes during the run come on top (on a
+  // loaded machine, where the 40 take seconds, a few: 1.125 a write seen in CI), far from two a write.
   expect(cost.flushes).toBeGreaterThanOrEqual(0.9);
-  expect(cost.flushes).toBeLessThanOrEqual(1.1);
+  expect(cost.flushes).toBeLessThan(1.5);
   expect(cost.transactions).toBeGreaterThanOrEqual(1);
   // The first row on a new page is logged as Heap/INSERT+INIT.
   expect(cost.walByType.filter((type) => type.type.startsWith('Heap/INSERT')).reduce((sum, type) => sum + type.count, 0)).toBe(1);
