@@ -59,8 +59,11 @@ test('an autocommit write costs one commit record and one WAL flush', async () =
   const before = await clientFlushes();
   const cost = await costOf(() => client.query(`insert into written (note) values ('x')`));
   expect(cost.commits).toBe(1);
-  // Its own: each commit waits for the flush of its record.
-  expect(((await clientFlushes()) - before) / OPERATIONS).toBeCloseTo(1, 1);
+  // Its own: each commit waits for the flush of its record (the WAL writer may have flushed one first;
+  // a backend writing out a dirty page flushes WAL up to it: 1.05 a write seen in CI), one each, not two.
+  const own = ((await clientFlushes()) - before) / OPERATIONS;
+  expect(own).toBeGreaterThanOrEqual(0.9);
+  expect(own).toBeLessThan(1.25);
   // Every process's, as the probe counts them: the WAL writer's flushes during the run come on top (on a
   // loaded machine, where the 40 take seconds, a few: 1.125 a write seen in CI), far from two a write.
   expect(cost.flushes).toBeGreaterThanOrEqual(0.9);
