@@ -5,6 +5,8 @@
  * outcomes ten at a time (and, before deliveries were written at their first outcome, the fan-out whenever a
  * claim came up short). Durable cluster; the backend's CPU from /proc, WAL from pg_current_wal_lsn.
  * `node --import @swc-node/register/esm-register test/measure/webhook-delivery-cycle.ts [events]`
+ * RECORD_BATCH (10) outcomes per record call; MEASURE_STATS=1 prints pg_stat_statements (nested statements
+ * included) for the cycle; MEASURE_SQL runs before it (an experiment: `alter function … set …`, a dropped index).
  */
 import 'reflect-metadata';
 import { readFile, mkdtemp, rm } from 'node:fs/promises';
@@ -19,10 +21,10 @@ import { createLogger } from '../../src/platform/logger.js';
 
 const EVENTS = Number(process.argv[2] ?? 3_000);
 const PLACES = 32;
-const RECORD_BATCH = 10;
+const RECORD_BATCH = Number(process.env.RECORD_BATCH ?? 10);
 const logger = createLogger('warn');
 const dataDir = await mkdtemp(join(tmpdir(), 'measure-delivery-cycle-'));
-const database = await startEmbeddedPostgres({ dataDir, logger });
+const database = await startEmbeddedPostgres({ dataDir, logger, statementStats: Boolean(process.env.MEASURE_STATS) });
 const ticks = async (pid: number) => {
   const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
   return Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks (1/100 s)
@@ -50,12 +52,14 @@ try {
   const sized = (await client.query(`select 1 from information_schema.columns where table_name = 'webhook_fanout' and column_name = 'deliveries'`)).rowCount === 1;
   await client.query(sized ? 'insert into webhook_fanout (event_id, deliveries) select id, 10 from booking_events where created_at >= $1' : 'insert into webhook_fanout (event_id) select id from booking_events where created_at >= $1', [now]);
   const fanOutFirst = (await client.query(`select to_regproc('fan_out_webhook_events') is not null as present`)).rows[0].present as boolean;
+  if (process.env.MEASURE_SQL) await client.query(process.env.MEASURE_SQL);
   await client.query('vacuum analyze');
   await client.query('checkpoint');
   const pid = (await client.query('select pg_backend_pid() as pid')).rows[0].pid as number;
 
   const later = '2030-01-02T00:00:00Z';
   const lease = '2030-01-03T00:00:00Z';
+  if (process.env.MEASURE_STATS) await client.query('create extension if not exists pg_stat_statements; select pg_stat_statements_reset()');
   const cpuBefore = await ticks(pid);
   const [{ lsn: walBefore }] = (await client.query('select pg_current_wal_lsn() as lsn')).rows;
   const started = process.hrtime.bigint();
@@ -119,6 +123,11 @@ try {
     `${fanOutFirst ? 'fan-out, claim, record' : 'claim, record (written at the first outcome)'}: ${delivered} deliveries (${left} left), ` +
       `backend CPU ${(cpuMs / delivered * 1000).toFixed(1)} µs, wall ${(wallMs / delivered * 1000).toFixed(1)} µs, WAL ${(Number(bytes) / delivered).toFixed(0)} B per delivery; ${statements} statements; wall per delivery: ${Object.entries(spent).map(([what, ms]) => `${what} ${(ms / delivered * 1000).toFixed(1)} µs`).join(', ')}`,
   );
+  if (process.env.MEASURE_STATS) {
+    const { rows } = await client.query(`select calls, round(total_exec_time::numeric, 1) as ms, round(total_plan_time::numeric, 1) as plan_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) as q
+                                           from pg_stat_statements order by total_exec_time desc limit 15`);
+    for (const row of rows) console.log(row.calls, row.ms, row.plan_ms, row.q);
+  }
   await client.end();
 } finally {
   await database.stop();

@@ -4,6 +4,7 @@ import { buildSchema, getNamedType, getNullableType, getOperationAST, isComposit
 import { resolverClasses } from '../../src/modules/index.js';
 import { actualCost, estimateCost, MUTATION_ROOT_WEIGHT } from '../../src/platform/graphql/operation-cost.js';
 import { buildGatewaySchema } from '../../src/platform/graphql/schema.js';
+import { MAX_BOOLEAN_VARIABLES, worstCaseCost } from '../../src/platform/graphql/worst-case-cost.js';
 
 const schema = buildSchema(`
   directive @cost(weight: String!) on ARGUMENT_DEFINITION | ENUM | FIELD_DEFINITION | INPUT_FIELD_DEFINITION | OBJECT | SCALAR
@@ -107,5 +108,32 @@ describe('the gateway schema', () => {
     }
     expect(lists.filter((list) => !sized.has(list))).toEqual([]);
     expect(lists.length).toBeGreaterThan(0);
+  });
+});
+
+describe('worstCaseCost (the pages’ documents, reported by npm run graphql:costs)', () => {
+  const worst = (query: string) => {
+    const document = parse(query);
+    return worstCaseCost(schema, document, getOperationAST(document)!);
+  };
+
+  it('counts what @include(if: $v) adds when $v is true and what @skip(if: $v) adds when it is false', () => {
+    expect(worst('query ($full: Boolean!) { slots(limit: 1) { startsAt } prices @include(if: $full) { slug } }')).toBe(1 + 56 * 2);
+    expect(worst('query ($brief: Boolean!) { slots(limit: 1) { startsAt } prices @skip(if: $brief) { slug } }')).toBe(1 + 56 * 2);
+    // Two variables that exclude each other's subtree: the worst is the larger side, never both.
+    expect(worst('query ($a: Boolean!) { prices @include(if: $a) { slug } slots(limit: 3) @skip(if: $a) { startsAt } }')).toBe(56 * 2);
+    // A default is a value the caller may replace.
+    expect(worst('query ($full: Boolean = false) { prices @include(if: $full) { slug } }')).toBe(56 * 2);
+  });
+
+  it('fills the other required variables with placeholders, and sizes lists by their defaults', () => {
+    expect(worst('query ($text: String!) { search(text: $text) bookings { edges { node { id } } } }')).toBe(5 + 1 + 50 * 2);
+  });
+
+  it(`refuses more than ${MAX_BOOLEAN_VARIABLES} Boolean variables instead of trying 2^n combinations`, () => {
+    const declare = (n: number) => Array.from({ length: n }, (_, i) => `$b${i}: Boolean!`).join(' ');
+    const use = (n: number) => Array.from({ length: n }, (_, i) => `s${i}: slots(limit: 1) @include(if: $b${i}) { startsAt }`).join(' ');
+    expect(worst(`query (${declare(MAX_BOOLEAN_VARIABLES)}) { ${use(MAX_BOOLEAN_VARIABLES)} }`)).toBe(MAX_BOOLEAN_VARIABLES);
+    expect(() => worst(`query (${declare(MAX_BOOLEAN_VARIABLES + 1)}) { ${use(MAX_BOOLEAN_VARIABLES + 1)} }`)).toThrow(/11 Boolean variables/);
   });
 });
