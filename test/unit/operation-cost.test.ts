@@ -4,7 +4,7 @@ import { buildSchema, getNamedType, getNullableType, getOperationAST, isComposit
 import { resolverClasses } from '../../src/modules/index.js';
 import { actualCost, estimateCost, MUTATION_ROOT_WEIGHT } from '../../src/platform/graphql/operation-cost.js';
 import { buildGatewaySchema } from '../../src/platform/graphql/schema.js';
-import { MAX_BOOLEAN_VARIABLES, worstCaseCost } from '../../src/platform/graphql/worst-case-cost.js';
+import { MAX_BOOLEAN_VARIABLES, costOverConditions } from '../../src/platform/graphql/cost-over-conditions.js';
 
 const schema = buildSchema(`
   directive @cost(weight: String!) on ARGUMENT_DEFINITION | ENUM | FIELD_DEFINITION | INPUT_FIELD_DEFINITION | OBJECT | SCALAR
@@ -111,10 +111,10 @@ describe('the gateway schema', () => {
   });
 });
 
-describe('worstCaseCost (the pages’ documents, reported by npm run graphql:costs)', () => {
+describe('costOverConditions (the pages’ documents, reported by npm run graphql:costs)', () => {
   const worst = (query: string) => {
     const document = parse(query);
-    return worstCaseCost(schema, document, getOperationAST(document)!);
+    return costOverConditions(schema, document, getOperationAST(document)!);
   };
 
   it('counts what @include(if: $v) adds when $v is true and what @skip(if: $v) adds when it is false', () => {

@@ -36,8 +36,11 @@ export interface Admission {
   readonly windowEnds: number;
 }
 
+/** An operation refused before it runs, by the cost admission: every transport answers it as a request error. */
+export class AdmissionRefusal extends AppError {}
+
 /** A refusal that carries its cost and when to retry in `extensions` (GraphQL) besides its code. */
-export class CostRefusal extends AppError {
+export class CostRefusal extends AdmissionRefusal {
   constructor(
     message: string,
     readonly extensions: { readonly cost: CostReport; readonly retryAfterSeconds: number },

@@ -111,7 +111,7 @@ export class HttpFastPath<Context extends BaseContext & CostPayer> {
     try {
       charge = await this.options.costs.admit(contextValue, known.document, operation, plan.variables);
     } catch (error) {
-      // Over budget (a CostRefusal), or the budget failing: Apollo's cost plugin throws it, and Apollo answers it.
+      // Refused (over budget, or not costable), or the budget failing: Apollo's cost plugin throws it, and Apollo answers it.
       handOver(contextValue, { notAdmitted: { error } });
       return viaApollo();
     }

@@ -5,10 +5,12 @@ import type { Actor } from '../auth/actor.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { formatGraphQLError } from './errors.js';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, parse } from 'graphql';
 import { acceptsOnlyLegacyJson } from './request-error-status.js';
 import type { HttpFastPath } from './http-fast-path.js';
+import { GRAPHQL_LIMITS } from './limits.js';
 import type { CostPayer } from './operation-costs.js';
+import { mayConditionSubscriptionRoot, subscriptionRootConditionErrors } from './subscription-root.js';
 import type { TrustedDocuments } from './trusted-documents.js';
 
 /** Who must send trusted documents: the actor kinds (`anonymous`, and the kinds modules add) refused any other. */
@@ -70,6 +72,13 @@ export function graphqlHttpHandler<Context extends BaseContext & CostPayer>(apol
       );
     }
 
+    // Refused here, before Apollo Server's validation, which graphql-js 16 would make throw (subscription-root.ts).
+    const text = reference?.query;
+    if (text !== undefined && mayConditionSubscriptionRoot(text)) {
+      const errors = conditionedSubscriptionRoot(text);
+      if (errors.length > 0) return refuseDocument(request, reply, errors);
+    }
+
     const { fastPath } = options;
     const viaApollo = async (context: () => Promise<Context>): Promise<HTTPGraphQLResponse> => {
       const answer = await apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest, context });
@@ -99,6 +108,17 @@ export function graphqlHttpHandler<Context extends BaseContext & CostPayer>(apol
     return reply.send(Readable.from(response.body.asyncIterator));
   };
 
+  /** A document refused as Apollo Server refuses one that does not validate: 400, or 200 for a client that reads only JSON. */
+  function refuseDocument(request: FastifyRequest, reply: FastifyReply, errors: readonly GraphQLError[]): FastifyReply {
+    const accept = request.headers.accept;
+    const legacy = acceptsOnlyLegacyJson(accept);
+    return reply
+      .code(legacy ? 200 : 400)
+      .header('content-type', !legacy && accept?.includes('application/graphql-response+json') ? GRAPHQL_RESPONSE_JSON : JSON_MEDIA_TYPE)
+      .header('cache-control', 'private, no-store')
+      .send(JSON.stringify({ errors: errors.map((error) => formatGraphQLError(error.toJSON(), error, options.log)) }));
+  }
+
   function refuse(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
     const accept = request.headers.accept;
     // GraphQL over HTTP: a client that reads only application/json gets its errors with a 200.
@@ -109,6 +129,15 @@ export function graphqlHttpHandler<Context extends BaseContext & CostPayer>(apol
       .header('content-type', !legacy && accept?.includes('application/graphql-response+json') ? GRAPHQL_RESPONSE_JSON : JSON_MEDIA_TYPE)
       .header('cache-control', 'private, no-store')
       .send(JSON.stringify({ errors: [formatted] }));
+  }
+}
+
+/** The errors of a text that holds a subscription conditioned at its root; none when it does not parse (Apollo answers that). */
+function conditionedSubscriptionRoot(text: string): readonly GraphQLError[] {
+  try {
+    return subscriptionRootConditionErrors(parse(text, { maxTokens: GRAPHQL_LIMITS.maxTokens }));
+  } catch {
+    return [];
   }
 }
 

@@ -1,12 +1,11 @@
 import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestListener } from '@apollo/server';
-import { getVariableValues, GraphQLError, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { BREAK, getVariableValues, GraphQLError, Kind, visit, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { Actor } from '../auth/actor.js';
 import type { PresentedCredential } from '../auth/credentials.js';
 import { addressKey } from '../http/client-address.js';
-import { CostRefusal, type Admission, type CostBudget, type CostReport } from './cost-budget.js';
+import { AdmissionRefusal, CostRefusal, type Admission, type CostBudget, type CostReport } from './cost-budget.js';
 import { actualCost, estimateCost } from './operation-cost.js';
 import { handedOverWith } from './handed-over.js';
-import { GRAPHQL_LIMITS } from './limits.js';
 
 /** Who pays for an operation: what the platform context knows of its caller. */
 export interface CostPayer {
@@ -40,7 +39,10 @@ export class OperationCosts {
     readonly budget: CostBudget,
   ) {}
 
-  /** Estimates and charges; throws a CostRefusal when the caller's budget does not hold the estimate. */
+  /**
+   * Estimates and charges; throws a CostRefusal when the caller's budget does not hold the estimate, and an
+   * AdmissionRefusal for an operation that cannot be costed (a null `if` of `@skip`/`@include`).
+   */
   async admit(payer: CostPayer, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined): Promise<Charge> {
     const estimated = this.estimate(document, operation, variables);
     const admission = this.budget.enforced ? await this.budget.admit(await payerKey(payer), estimated) : undefined;
@@ -55,13 +57,16 @@ export class OperationCosts {
     let estimated: number;
     try {
       estimated = estimateCost(this.schema, document, operation.name?.value, variables);
-    } catch {
+    } catch (error) {
+      if (!operation.variableDefinitions?.length) throw error;
+      const coerced = getVariableValues(this.schema, operation.variableDefinitions, variables ?? {});
       // Variables that do not coerce: execution answers that, having run nothing.
-      if (operation.variableDefinitions?.length && getVariableValues(this.schema, operation.variableDefinitions, variables ?? {}).errors) return 0;
-      // Coerced, and still not costed: a null for `@skip(if:)` or `@include(if:)` from a nullable variable
-      // with a default, which execution answers with a field error after running what lies above it.
-      // Charged the most any operation may cost, not nothing.
-      return GRAPHQL_LIMITS.maxCost;
+      if (coerced.errors) return 0;
+      // A null for `@skip(if:)` or `@include(if:)` (a nullable variable with a default, sent as null): graphql-js
+      // would run what lies above it and answer a field error there; it cannot be costed, so it does not run.
+      const name = nullDirectiveCondition(document, coerced.coerced);
+      if (name) throw new AdmissionRefusal('validation', `$${name} must not be null: it is the \`if\` of @skip or @include`, { [`$${name}`]: 'must not be null: it is the `if` of @skip or @include' });
+      throw error;
     }
     if (fixed) {
       let byName = this.fixedEstimates.get(document);
@@ -73,7 +78,9 @@ export class OperationCosts {
 
   /** Counts what the answer holds, gives back the unused part, and reports the cost. */
   settle(charge: Charge, data: unknown): CostReport {
-    const actual = data === undefined || data === null ? 0 : actualCost(this.schema, charge.document, charge.operation, charge.variables, data);
+    // No data: nothing ran. Null data: something ran (a null from a non-null root field ends the answer while
+    // the other root fields go on), and what it cost is not in the answer: the estimate stands.
+    const actual = data === undefined ? 0 : data === null ? charge.estimated : actualCost(this.schema, charge.document, charge.operation, charge.variables, data);
     // A subscription keeps its estimate: its events are not charged one by one.
     return this.budget.settle(charge.admission, charge.estimated, charge.operation.operation === 'subscription' ? charge.estimated : actual);
   }
@@ -96,7 +103,8 @@ export class OperationCosts {
           if (prior?.notAdmitted) throw prior.notAdmitted.error;
           charges.set(request, prior?.charge ?? (await this.admit(contextValue, document, operation, request.variables)));
         } catch (error) {
-          if (!(error instanceof CostRefusal)) throw error;
+          if (!(error instanceof AdmissionRefusal)) throw error;
+          if (!(error instanceof CostRefusal)) throw new GraphQLError(error.message, { originalError: error, extensions: { http: { status: error.status } } });
           refusals.set(request, error);
           const retryAfter = String(error.extensions.retryAfterSeconds);
           throw new GraphQLError(error.message, { originalError: error, extensions: { http: { status: error.status, headers: new HeaderMap([['retry-after', retryAfter]]) } } });
@@ -126,4 +134,19 @@ async function payerKey(payer: CostPayer): Promise<string> {
     return byAddress();
   }
   return actor.kind !== 'anonymous' && payer.credential.kind === 'token' ? `credential:${payer.credential.token}` : byAddress();
+}
+
+/** The first variable given as null to the `if` of a `@skip` or `@include` in the document, if any. */
+function nullDirectiveCondition(document: DocumentNode, coerced: Record<string, unknown> | undefined): string | undefined {
+  let found: string | undefined;
+  visit(document, {
+    Directive(node) {
+      if (node.name.value !== 'skip' && node.name.value !== 'include') return undefined;
+      const condition = node.arguments?.find((argument) => argument.name.value === 'if')?.value;
+      if (condition?.kind !== Kind.VARIABLE || coerced?.[condition.name.value] !== null) return undefined;
+      found = condition.name.value;
+      return BREAK;
+    },
+  });
+  return found;
 }

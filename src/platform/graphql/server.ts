@@ -22,7 +22,7 @@ import { ConnectionCounter, GRAPHQL_LIMITS } from './limits.js';
 import { ConnectionOutbox } from './connection-outbox.js';
 import { CompiledOperations } from './compiled-operations.js';
 import { cachePolicyPlugin } from './cache-policy.js';
-import { CostRefusal, type CostBudget } from './cost-budget.js';
+import { AdmissionRefusal, type CostBudget } from './cost-budget.js';
 import { OperationCosts, type Charge } from './operation-costs.js';
 import { graphqlHttpHandler, type TrustedDocumentsPolicy } from './http-handler.js';
 import { documentStoreWith, persistedQueryStoreWith } from './trusted-documents.js';
@@ -345,7 +345,7 @@ export async function registerGraphQL<Context extends PlatformContext>(
           try {
             chargesOf(ctx).set(id, await costs.admit(payer, document, operation, payload.variables ?? undefined));
           } catch (error) {
-            if (error instanceof CostRefusal) return [new GraphQLError(error.message, { originalError: error })];
+            if (error instanceof AdmissionRefusal) return [new GraphQLError(error.message, { originalError: error })];
             throw error;
           }
         }

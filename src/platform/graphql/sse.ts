@@ -20,7 +20,8 @@ import { createHandler, type OperationArgs, type Request as SseRequest, type Res
 import { AppError } from '../errors.js';
 import { addressKey } from '../http/client-address.js';
 import type { Logger } from '../logger.js';
-import { CostRefusal } from './cost-budget.js';
+import { AdmissionRefusal } from './cost-budget.js';
+import { subscriptionRootConditionErrors } from './subscription-root.js';
 import type { TrustedDocumentsPolicy } from './http-handler.js';
 import { unstorableVariablesError } from './input-rules.js';
 import { platformContextOf } from './http-context.js';
@@ -151,6 +152,8 @@ export function registerGraphQLOverSse<Context extends PlatformContext>(app: Fas
         if (error instanceof GraphQLError) return requestErrors([error]);
         throw error;
       }
+      const conditioned = subscriptionRootConditionErrors(document);
+      if (conditioned.length > 0) return requestErrors(conditioned);
       const errors = validate(schema, document, rules, { maxErrors: GRAPHQL_LIMITS.maxErrorsPerAnswer - 1 });
       if (errors.length > 0) return requestErrors(errors);
       const unstorable = unstorableVariablesError(params.variables);
@@ -164,7 +167,7 @@ export function registerGraphQLOverSse<Context extends PlatformContext>(app: Fas
       try {
         charges.set(context, await costs.admit(platform, document, resolvedOperation, variableValues));
       } catch (error) {
-        if (error instanceof CostRefusal) return refusal(error);
+        if (error instanceof AdmissionRefusal) return refusal(error);
         throw error;
       }
       return {

@@ -1,6 +1,7 @@
 import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import { GRAPHQL_LIMITS } from './limits.js';
+import { subscriptionRootConditionErrors } from './subscription-root.js';
 
 /**
  * Query texts whose parsed, validated document is kept: by count, and by the length of their text
@@ -41,6 +42,8 @@ export class ValidatedDocuments {
       if (error instanceof GraphQLError) return { errors: [error] };
       throw error;
     }
+    const conditioned = subscriptionRootConditionErrors(document);
+    if (conditioned.length > 0) return { errors: conditioned };
     const errors = validate(this.schema, document, this.rules, this.options);
     if (errors.length > 0) return { errors };
     this.documents.set(query, document);

@@ -4,7 +4,6 @@ import WebSocket from 'ws';
 import { sha256Hex } from '../../../src/platform/auth/credentials.js';
 import { freePort } from '../../../src/platform/db/embedded-postgres.js';
 import { LOCAL_SHARE_OF_BUDGET } from '../../../src/platform/graphql/cost-budget.js';
-import { GRAPHQL_LIMITS } from '../../../src/platform/graphql/limits.js';
 import { bootstrapAgent, createAgent, type AgentWithToken } from '../../factories/agents.js';
 import { createBooking, hourSlot } from '../../factories/bookings.js';
 import { startServer, waitFor, type RunningServer } from '../../factories/server-process.js';
@@ -84,11 +83,11 @@ describe('GraphQL cost: extensions.cost on every answer, a per-caller budget sha
     expect(invalid.json().extensions).toEqual({ cost: { estimated: 0, actual: 0 } });
   });
 
-  it('costs @include as execution reads its variables: defaults filled in, and a null for its `if` charged the most an operation may cost', async () => {
+  it('costs @include as execution reads its variables: defaults filled in; a null for its `if` refused before it runs', async () => {
     const payer = await createAgent(t, agent, 'directives');
     for (let i = 0; i < 2; i++) await createBooking(t, payer, hourSlot('2034-01-12T08:00:00Z', i * 2).startsAt, hourSlot('2034-01-12T08:00:00Z', i * 2).endsAt);
     const send = (query: string, variables: Record<string, unknown>) =>
-      t.rest({ method: 'POST', url: '/graphql', headers: bearer(payer.token), payload: { query, variables } });
+      t.rest({ method: 'POST', url: '/graphql', headers: { ...bearer(payer.token), accept: 'application/graphql-response+json' }, payload: { query, variables } });
     // Left out, the variable is its default: `agent` is included, and counted: 1 + 2 × (edge + node + agent).
     const withAgent = 'query Q($withAgent: Boolean = true) { bookings(first: 10) { edges { node { id agent @include(if: $withAgent) { id } } } } }';
     const defaulted = await send(withAgent, {});
@@ -98,15 +97,30 @@ describe('GraphQL cost: extensions.cost on every answer, a per-caller budget sha
     // Given false, it is left out, and not counted.
     const without = await send(withAgent, { withAgent: false });
     expect(without.json().extensions.cost).toMatchObject({ estimated: 1 + 10 * 2, actual: 1 + 2 * 2 });
-    // An explicit null where `if` may not be one (execution would answer a field error, after running the
-    // page): charged the most an operation may cost, not nothing, so over this budget it is refused before any SQL.
+    // An explicit null where `if` may not be one: graphql-js would run the page and answer a field error
+    // under it (and a null `data` from there gave the whole estimate back). It cannot be costed, so it is
+    // refused as bad input before any SQL, naming the variable, and nothing is charged.
     t.sql.reset();
     const nulled = await send('query Q($withAgent: Boolean = true) { bookings(first: 200) { edges { node { id agent @include(if: $withAgent) { id } } } } }', {
       withAgent: null,
     });
     expect(t.sql.statements).toEqual([]);
-    expect(nulled.statusCode).toBe(429);
-    expect(nulled.json().extensions.cost).toMatchObject({ estimated: GRAPHQL_LIMITS.maxCost, actual: 0 });
+    expect(nulled.statusCode).toBe(400);
+    expect(nulled.json()).toEqual({
+      errors: [{ message: expect.stringContaining('$withAgent must not be null'), extensions: { code: 'validation', errors: { $withAgent: expect.stringContaining('must not be null') } } }],
+      extensions: { cost: { estimated: 0, actual: 0 } },
+    });
+  });
+
+  it('keeps the whole estimate when an answer’s data is null: the root fields beside the failing one ran', async () => {
+    const payer = await createAgent(t, agent, 'nulled');
+    for (let i = 0; i < 2; i++) await createBooking(t, payer, hourSlot('2034-01-14T08:00:00Z', i * 2).startsAt, hourSlot('2034-01-14T08:00:00Z', i * 2).endsAt);
+    // `booking` is non-null: an unknown id nulls the whole answer, while the page beside it has run.
+    const query = '{ page: bookings(first: 50) { edges { node { id agent { id } } } } missing: booking(id: "00000000-0000-4000-8000-000000000000") { id } }';
+    const answer = await t.rest({ method: 'POST', url: '/graphql', headers: bearer(payer.token), payload: { query } });
+    expect(answer.json().data).toBeNull();
+    const estimated = 1 + 50 * 3 + 1;
+    expect(answer.json().extensions.cost).toMatchObject({ estimated, actual: estimated, budget: { remaining: BUDGET - estimated } });
   });
 
   it('refuses an operation over what is left before any SQL runs: rate_limited, 429, its cost and when to retry', async () => {
@@ -157,6 +171,14 @@ describe('GraphQL cost: extensions.cost on every answer, a per-caller budget sha
       expect(page.extensions.cost).toMatchObject({ estimated: PAGE_ESTIMATE, actual: 10 });
       const refused = (await run(SLOTS)) as { error: { extensions: { code: string; cost: { estimated: number } } }[] };
       expect(refused.error[0]!.extensions).toMatchObject({ code: 'rate_limited', cost: { estimated: SLOTS_ESTIMATE }, retryAfterSeconds: expect.any(Number) });
+      // A null `if` is refused here too, before it runs.
+      const nulled = await new Promise<unknown>((resolve) => {
+        client.subscribe(
+          { query: 'query ($v: Boolean = true) { me { id @include(if: $v) } }', variables: { v: null } },
+          { next: () => undefined, error: (error) => resolve(error), complete: () => resolve('completed') },
+        );
+      });
+      expect(nulled).toEqual([expect.objectContaining({ message: expect.stringContaining('$v must not be null'), extensions: expect.objectContaining({ code: 'validation' }) })]);
       const live = client.iterate({ query: 'subscription { bookingEvents { cursor } }' });
       const slot = hourSlot('2034-01-20T08:00:00Z', 0);
       setTimeout(() => void createBooking(t, agent, slot.startsAt, slot.endsAt), 200);

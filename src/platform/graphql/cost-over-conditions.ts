@@ -17,13 +17,14 @@ import { estimateCost } from './operation-cost.js';
 export const MAX_BOOLEAN_VARIABLES = 10;
 
 /**
- * The most an operation can be charged whatever its caller sends, for documents known in advance (the
- * pages' trusted documents, reported by `npm run graphql:costs`). Variables that size no list get a
- * placeholder; list sizes come from arguments' defaults and `@listSize`. Every combination of its Boolean
- * variables is estimated and the largest kept: `@include(if: $full)` costs its subtree only when true,
- * `@skip(if: $brief)` only when false, so no single placeholder is the worst case.
+ * What a document known in advance (the pages' trusted documents, reported by `npm run graphql:costs`) is
+ * estimated at, whichever way its `@skip`/`@include` conditions go: every combination of its Boolean
+ * variables is estimated and the largest kept (`@include(if: $full)` costs its subtree only when true,
+ * `@skip(if: $brief)` only when false). Lists are sized as the page sends them, by their arguments'
+ * defaults and `@listSize`; other required variables get a placeholder. Not a bound on what a caller
+ * sending other values is charged: a larger `first` costs more, and a null condition is refused.
  */
-export function worstCaseCost(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): number {
+export function costOverConditions(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): number {
   const base = placeholders(schema, operation);
   const booleans = (operation.variableDefinitions ?? [])
     .filter((definition) => {
