@@ -17,7 +17,9 @@
  *   S2  GET /api/bookings over a 3-month window that holds 50+ rows, limit 50, agents round-robin
  *   S3  the same list through GraphQL (gateway only; against the reference's S2 of the same round)
  *   S4  200 simultaneous creates of one slot: exactly one 201, the rest 409 slot_taken, no 5xx
- *   S5  S1 with 10 webhooks per agent and 200 graphql-ws subscribers (gateway only; against its S1)
+ *   S5  S1 with 10 webhooks per agent and 200 graphql-ws subscribers (gateway only), for agents of its own seeded
+ *       as S1's are, in S1's rounds (its ratio is to the gateway's S1 of its round; each S5 run waits for its
+ *       deliveries to drain before the next run starts)
  *   S6  1,000 subscribers of one agent (in processes of their own, subscribers.ts), 200 creates one after another,
  *       one every BENCH_S6_INTERVAL_MS: commit (PostgreSQL's commit timestamp) → receipt latency, and from the
  *       event's createdAt (the clock read before the write) as earlier reports measured
@@ -88,7 +90,7 @@
  * sockets whose pong comes late are closed), BENCH_S10_PROFILE (cpu,heap by default; alloc adds the sampled
  * allocations of each phase as `.heapprofile`, garbage included; promoted, only what outlived a young collection),
  * BENCH_SQL_STATS=1 (embedded database only: pg_stat_statements on; the statements that took the most
- * database time in the first timed round of S1, S2 (each target), S3 and S5 are printed after it),
+ * database time in the first timed round of S1 (with S12 and S5 when they run), S2 (each target) and S3 are printed after it),
  * BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p"),
  * BENCH_REFERENCE_NODE_ARGS (the same for the reference server).
  * Exits non-zero when a rule is broken (S1/S9/W non-2xx, S4 race outcome, S6/S10 missing deliveries, …).
@@ -460,6 +462,8 @@ interface Seeded {
   availability: Agent[];
   /** S12: as many agents as `agents`, with S12_RULES. */
   ruled: Agent[];
+  /** S5: as many agents as `agents`, with the same calendars (their webhooks and subscribers come before S1). */
+  notified: Agent[];
   /** S13: S8's agents again, with S13_RULES and their bookings widened by its buffers. */
   ruledAvailability: Agent[];
 }
@@ -541,13 +545,7 @@ async function seed(db: pg.Pool): Promise<Seeded> {
      insert into booking_slots (booking_id, agent_id, starts_at, ends_at, blocked_from, blocked_until) select id, agent_id, starts_at, ends_at, starts_at, ends_at from b`;
   const half = Math.ceil(agents.length / 2);
   const work: Promise<unknown>[] = [agents.slice(0, half), agents.slice(half)].map((chunk) =>
-    db.query(
-      withSlots(`insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at, live_until)
-       select gen_random_uuid(), a.id, s.at, s.at + interval '30 minutes', 'confirmed', null, '[]', now(), s.at + interval '30 minutes'
-         from unnest($1::uuid[]) as a(id)
-        cross join (select $2::timestamptz + i * ($3 * interval '1 hour') as at from generate_series(0, $4 - 1) i) s`),
-      [chunk.map((agent) => agent.id), SEED_START, SEED_SPACING_HOURS, BOOKINGS_PER_AGENT],
-    ),
+    db.query(withSlots(CALENDARS_SQL), [chunk.map((agent) => agent.id), SEED_START, SEED_SPACING_HOURS, BOOKINGS_PER_AGENT]),
   );
   if (runs('S7')) {
     // 30-minute bookings every 105 minutes from 2010 (100,000 of them end in 2029), created when they started;
@@ -582,6 +580,11 @@ async function seed(db: pg.Pool): Promise<Seeded> {
         bufferAfter: 0,
       }),
     );
+  }
+  let notified: Agent[] = [];
+  if (runs('S5')) {
+    notified = await insertAgents(db, AGENTS, rootId, 'bench-s5-');
+    work.push(db.query(withSlots(CALENDARS_SQL), [notified.map((agent) => agent.id), SEED_START, SEED_SPACING_HOURS, BOOKINGS_PER_AGENT]));
   }
   let ruled: Agent[] = [];
   if (runs('S12')) {
@@ -626,8 +629,14 @@ async function seed(db: pg.Pool): Promise<Seeded> {
   await settleSeed(db, 'agents, bookings, booking_slots, availability_rules');
   const count = await db.query<{ n: string }>('select count(*) as n from bookings where agent_id = any($1::uuid[])', [[...agents, flat, history].map((agent) => agent.id)]);
   note(`seeded ${agents.length + 2} agents and ${count.rows[0]!.n} bookings (+ slots) with SQL in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return { rootId, agents, flat, history, availability, ruled, ruledAvailability };
+  return { rootId, agents, flat, history, availability, ruled, ruledAvailability, notified };
 }
+
+/** S1's calendars ($1 the agents' ids): BOOKINGS_PER_AGENT 30-minute bookings each, SEED_SPACING_HOURS apart from SEED_START. */
+const CALENDARS_SQL = `insert into bookings (id, agent_id, starts_at, ends_at, status, rrule, exdates, created_at, live_until)
+  select gen_random_uuid(), a.id, s.at, s.at + interval '30 minutes', 'confirmed', null, '[]', now(), s.at + interval '30 minutes'
+    from unnest($1::uuid[]) as a(id)
+   cross join (select $2::timestamptz + i * ($3 * interval '1 hour') as at from generate_series(0, $4 - 1) i) s`;
 
 interface BenchRules {
   timeZone: string;
@@ -914,6 +923,90 @@ interface Subscriber {
 }
 
 const BOOKING_EVENTS = 'subscription { bookingEvents { cursor type createdAt booking { id } } }';
+
+/** An S5 run: S1's for its own agents, with what their webhooks and subscribers got. */
+type S5Run = LoadRun & { events: number; deliveredDuring: number; expectedDeliveries: number; backlogAfter: number; drainedMs: number | null };
+
+/** S5's agents with their webhooks (to a receiver in this process) and subscribers, ready for its runs in S1's rounds. */
+interface S5Setting {
+  readonly subscribers: Subscriber[];
+  readonly errors: string[];
+  /** Untimed creates for its agents, then their deliveries drained. */
+  warmUp(): Promise<void>;
+  /** A timed run; it returns once every delivery it queued has arrived (bounded), so the next run starts from the same state. */
+  run(round: number): Promise<S5Run>;
+  closeSubscribers(): Promise<void>;
+}
+
+async function prepareS5(gateway: Target, agents: Agent[]): Promise<S5Setting> {
+  let delivered = 0;
+  receiver = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      delivered++;
+      response.statusCode = 204;
+      response.end();
+    });
+  });
+  receiver.listen(0, '127.0.0.1');
+  await once(receiver, 'listening');
+  const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const registerStarted = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      for (let n = next++; n < agents.length * S5_WEBHOOKS_PER_AGENT; n = next++) {
+        const agent = agents[n % agents.length]!;
+        const created = await postJson(gateway.base, '/api/webhooks', { url: `${hookUrl}/${n}` }, agent);
+        if (created.status !== 201) throw new Error(`S5 webhook registration: ${created.status} ${JSON.stringify(created.body)}`);
+      }
+    }),
+  );
+  note(`S5: registered ${agents.length * S5_WEBHOOKS_PER_AGENT} webhooks through POST /api/webhooks in ${((performance.now() - registerStarted) / 1000).toFixed(1)} s`);
+  const spread = Array.from({ length: S5_SUBSCRIBERS }, (_, i) => agents[Math.floor((i * agents.length) / S5_SUBSCRIBERS)]!);
+  const { clients, subscribers, errors } = await subscribe(gateway, spread, S5_SUBSCRIBERS);
+  wsClients.push(...clients);
+  await sleep(1000);
+  const drain = (from: number, expected: number) => waitFor(() => delivered - from >= expected, SECONDS * 3000);
+  return {
+    subscribers,
+    errors,
+    async warmUp() {
+      const before = delivered;
+      const run = await warmUp(gateway, createRequests(agents, warmUpYear('gateway')));
+      if (!(await drain(before, (run.statuses['201'] ?? 0) * S5_WEBHOOKS_PER_AGENT))) problems.push(`S5: the warm-up's deliveries did not arrive within ${SECONDS * 3} s`);
+    },
+    async run(round) {
+      const eventsBefore = subscribers.reduce((sum, subscriber) => sum + subscriber.received, 0);
+      const deliveredBefore = delivered;
+      // Counted when the load ends, before the statistics settle (delivery goes on meanwhile).
+      let deliveredAtEnd = delivered;
+      let endedAt = performance.now();
+      const run = await load(gateway, round, createRequests(agents, s5Year(round)), {
+        settle: true,
+        afterRun: async () => {
+          deliveredAtEnd = delivered;
+          endedAt = performance.now();
+        },
+      });
+      checkAllCreated('S5', 'gateway', run);
+      const deliveredDuring = deliveredAtEnd - deliveredBefore;
+      const expectedDeliveries = (run.statuses['201'] ?? 0) * S5_WEBHOOKS_PER_AGENT;
+      // Timed from the load's end; the next run (S1's, or the reference's) starts after.
+      const drained = await drain(deliveredBefore, expectedDeliveries);
+      const drainedMs = drained ? Math.round(performance.now() - endedAt) : null;
+      const events = subscribers.reduce((sum, subscriber) => sum + subscriber.received, 0) - eventsBefore;
+      note(
+        `S5 round ${round + 1}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${cpuText(run)}; ${events} subscriber events; webhooks ${deliveredDuring}/${expectedDeliveries} delivered during the run, ` +
+          (drained ? `all within ${drainedMs} ms of the run's end` : `${expectedDeliveries - (delivered - deliveredBefore)} still queued ${SECONDS * 3} s after the statistics settled`),
+      );
+      return { ...run, events, deliveredDuring, expectedDeliveries, backlogAfter: expectedDeliveries - deliveredDuring, drainedMs };
+    },
+    async closeSubscribers() {
+      await Promise.all(clients.map((client) => Promise.resolve(client.dispose()).catch(() => undefined)));
+    },
+  };
+}
 
 /** Opens `sockets` graphql-ws connections in this process and spreads `agents.length` subscriptions over them (S5). */
 async function subscribe(gateway: Target, agents: Agent[], sockets: number): Promise<{ clients: Client[]; subscribers: Subscriber[]; errors: string[] }> {
@@ -1851,32 +1944,49 @@ async function runPass(pass: Durability | 'external'): Promise<string> {
   const title = pass === 'external' ? `PostgreSQL from DATABASE_URL (${settings})` : `${pass === 'durable' ? 'durable' : 'CPU only'} (${settings})`;
   note(`gateway ${gateway.base}, reference ${reference.base}, PostgreSQL ${database ? 'embedded' : 'from DATABASE_URL'}: ${settings}`);
   probe = await DbProbe.open(databaseUrl, { settleMs: STATS_SETTLE_MS, sampleMs: WAIT_SAMPLE_MS });
-  const { rootId, agents, flat, history, availability, ruled, ruledAvailability } = await seed(db);
+  const { rootId, agents, flat, history, availability, ruled, ruledAvailability, notified } = await seed(db);
   await checkSameSemantics(targets, agents);
   if (SQL_STATS || runs('W')) await db.query('create extension if not exists pg_stat_statements');
 
-  // ---- S1 (and S12 in the same rounds: its ratio is to the gateway's S1 of its round)
+  // ---- S1, and S12 and S5 in the same rounds: their ratios are to the gateway's S1 of their round
   const s1 = new Map<TargetName, LoadRun[]>([['gateway', []], ['reference', []]]);
   const s12: LoadRun[] = [];
+  const s5: S5Run[] = [];
+  let s5Setting: S5Setting | undefined;
   if (runs('S1') || runs('S5') || runs('S12')) {
     const s1Targets = runs('S1') ? targets : [targets[0]!]; // S5 or S12 alone still needs the gateway's S1
-    const jobs: { target: Target; ruled: boolean }[] = [...s1Targets.map((target) => ({ target, ruled: false })), ...(runs('S12') ? [{ target: gateway, ruled: true }] : [])];
+    if (runs('S5')) s5Setting = await prepareS5(gateway, notified);
+    type Job = { target: Target; scenario: 'S1' | 'S12' | 'S5' };
+    const jobs: Job[] = [
+      ...s1Targets.map((target): Job => ({ target, scenario: 'S1' })),
+      ...(runs('S12') ? [{ target: gateway, scenario: 'S12' } as Job] : []),
+      ...(s5Setting ? [{ target: gateway, scenario: 'S5' } as Job] : []),
+    ];
     for (const target of s1Targets) await warmUp(target, createRequests(agents, warmUpYear(target.name)));
     if (runs('S12')) await warmUp(gateway, ruledCreateRequests(ruled, warmUpYear('gateway')));
+    if (s5Setting) await s5Setting.warmUp();
     for (let round = 0; round < ROUNDS; round++) {
-      const results = await sqlStatsOf(round === 0 ? `S1${runs('S12') ? ' and S12' : ''} round 1` : undefined, () =>
-        inTurn(round, jobs, ({ target, ruled: withRules }) =>
-          load(target, round, withRules ? ruledCreateRequests(ruled, s1Year(round, target.name)) : createRequests(agents, s1Year(round, target.name)), { settle: true }),
-        ),
+      const label = `S1${runs('S12') ? ', S12' : ''}${s5Setting ? ', S5' : ''} round 1`;
+      const results = await sqlStatsOf(round === 0 ? label : undefined, async () =>
+        inTurn(round, jobs, ({ target, scenario }): Promise<LoadRun> => {
+          if (scenario === 'S5') return s5Setting!.run(round);
+          const requests = scenario === 'S12' ? ruledCreateRequests(ruled, s1Year(round, target.name)) : createRequests(agents, s1Year(round, target.name));
+          return load(target, round, requests, { settle: true });
+        }),
       );
-      for (const [{ target, ruled: withRules }, run] of results) {
-        const scenario = withRules ? 'S12' : 'S1';
-        if (withRules) s12.push(run);
+      for (const [{ target, scenario }, run] of results) {
+        if (scenario === 'S5') {
+          s5.push(run as S5Run);
+          continue; // noted by the run itself
+        }
+        if (scenario === 'S12') s12.push(run);
         else s1.get(target.name)!.push(run);
         checkAllCreated(scenario, target.name, run);
         note(`${scenario} round ${round + 1} ${target.name}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${cpuText(run)}, statuses ${JSON.stringify(run.statuses)}`);
       }
     }
+    // Its subscribers' sockets close here: later scenarios measure their own (S10 counts memory per socket).
+    await s5Setting?.closeSubscribers();
   }
   if (runs('S12')) {
     // Rounds in the order they ran, as s1's are.
@@ -1909,6 +2019,33 @@ async function runPass(pass: Durability | 'external'): Promise<string> {
       `${range(gw.rps)} req/s, p99 ${gw.p99} ms${dbBrief(gw.db)}`,
       `${range(ref.rps)} req/s, p99 ${ref.p99} ms${dbBrief(ref.db)}`,
       range(ratio, 2) + cpuRatioText(s1.get('gateway')!, s1.get('reference')!),
+    ]);
+  }
+
+  if (s5Setting) {
+    const { subscribers, errors } = s5Setting;
+    if (errors.length) problems.push(`S5: ${errors.length} subscription errors, first: ${errors[0]}`);
+    // Rounds in the order they ran, as s1's are.
+    s5.sort((a, b) => a.round - b.round);
+    const gw = summariseRuns(s5);
+    const base = summariseRuns(s1.get('gateway')!);
+    const ratio = ratios(s5.map((run) => run.rps), s1.get('gateway')!.map((run) => run.rps));
+    report.S5 = { webhooks: notified.length * S5_WEBHOOKS_PER_AGENT, subscribers: subscribers.length, gateway: gw, gatewayS1: base, ratio, runs: s5 };
+    console.log(`\n### S5 POST /api/bookings with ${notified.length * S5_WEBHOOKS_PER_AGENT} webhooks and ${subscribers.length} subscribers (gateway) vs the gateway's S1 of the same round\n`);
+    console.log(markdownTable(LOAD_HEADER, [loadRow('gateway, webhooks + subscribers', gw), loadRow('gateway, S1 (none)', base)]));
+    console.log(
+      '\n' +
+        markdownTable(
+          ['round', 'created', 'subscriber events', 'webhooks delivered during run', 'expected', 'all delivered, ms after the run'],
+          s5.map((r) => [r.round + 1, r.statuses['201'] ?? 0, r.events, r.deliveredDuring, r.expectedDeliveries, r.drainedMs ?? `not within ${SECONDS * 3} s`]),
+        ),
+    );
+    console.log(`\nS5/S1 req/s (gateway, same round): ${range(ratio, 2)} (target ≥ 0.7)`);
+    compact.push([
+      `S5 create with ${S5_WEBHOOKS_PER_AGENT} webhooks/agent + ${subscribers.length} subs`,
+      `${range(gw.rps)} req/s, p99 ${gw.p99} ms${dbBrief(gw.db)}`,
+      'n/a',
+      `${range(ratio, 2)} (vs gateway S1, same round)${cpuRatioText(s5, s1.get('gateway')!)}`,
     ]);
   }
 
@@ -1975,11 +2112,11 @@ async function runPass(pass: Durability | 'external'): Promise<string> {
     compact.push([`S4 ${RACE_CONTENDERS}-way race on one slot`, `${ok('gateway')}, ${range(wall('gateway'))} ms`, `${ok('reference')}, ${range(wall('reference'))} ms`, range(ratios(s4.get('gateway')!.map((o) => o.wallMs), s4.get('reference')!.map((o) => o.wallMs)), 2) + ' (wall time)']);
   }
 
-  // ---- S9 and W (before S6/S5, like S7: no subscribers, no webhook backlog)
+  // ---- S9 and W (before S6, like S7: no subscribers; S5's deliveries have drained)
   if (runs('S9')) await scenarioS9(targets, rootId);
   if (runs('W')) await scenarioW(targets, agents);
 
-  // ---- S7 (before S6/S5: no subscribers, no webhook backlog yet)
+  // ---- S7 (before S6: no subscribers; S5's deliveries have drained and its sockets closed)
   if (runs('S7')) {
     const s7 = new Map<TargetName, { round: number; flat: Awaited<ReturnType<typeof sequentialList>>; history: Awaited<ReturnType<typeof sequentialList>> }[]>([['gateway', []], ['reference', []]]);
     for (let round = 0; round < ROUNDS; round++) {
@@ -2023,7 +2160,7 @@ async function runPass(pass: Durability | 'external'): Promise<string> {
     ]);
   }
 
-  // ---- S8 (before S6/S5, like S7), and S13 in the same rounds (its ratio is to the gateway's S8 of its round)
+  // ---- S8 (before S6, like S7), and S13 in the same rounds (its ratio is to the gateway's S8 of its round)
   if (runs('S8') || runs('S13')) {
     const s8Targets = runs('S8') ? targets : [targets[0]!]; // S13 alone still needs the gateway's S8
     const slots = await assertSameAvailability(s8Targets, availability);
@@ -2248,94 +2385,8 @@ async function runPass(pass: Durability | 'external'): Promise<string> {
     ]);
   }
 
-  // ---- S10 (after S6: its sockets and subscriptions are gone; before S5's webhooks)
+  // ---- S10 (after S6: its sockets and subscriptions are gone, as S5's are)
   if (runs('S10')) await scenarioS10(targets[0]!, agents, inspectorPort);
-
-  // ---- S5 (last: its webhook deliveries keep the gateway's job queue busy afterwards)
-  if (runs('S5')) {
-    let delivered = 0;
-    receiver = createServer((request, response) => {
-      request.resume();
-      request.on('end', () => {
-        delivered++;
-        response.statusCode = 204;
-        response.end();
-      });
-    });
-    receiver.listen(0, '127.0.0.1');
-    await once(receiver, 'listening');
-    const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-    const registerStarted = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 16 }, async () => {
-        for (let n = next++; n < agents.length * S5_WEBHOOKS_PER_AGENT; n = next++) {
-          const agent = agents[n % agents.length]!;
-          const created = await postJson(gateway.base, '/api/webhooks', { url: `${hookUrl}/${n}` }, agent);
-          if (created.status !== 201) throw new Error(`S5 webhook registration: ${created.status} ${JSON.stringify(created.body)}`);
-        }
-      }),
-    );
-    note(`S5: registered ${agents.length * S5_WEBHOOKS_PER_AGENT} webhooks through POST /api/webhooks in ${((performance.now() - registerStarted) / 1000).toFixed(1)} s`);
-    const spread = Array.from({ length: S5_SUBSCRIBERS }, (_, i) => agents[Math.floor((i * agents.length) / S5_SUBSCRIBERS)]!);
-    const { clients, subscribers, errors } = await subscribe(gateway, spread, S5_SUBSCRIBERS);
-    wsClients.push(...clients);
-    await sleep(1000);
-
-    const s5: (LoadRun & { events: number; deliveredDuring: number; expectedDeliveries: number; backlogAfter: number; drainedMs: number | null })[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      const eventsBefore = subscribers.reduce((sum, s) => sum + s.received, 0);
-      const deliveredBefore = delivered;
-      // Counted when the load ends, before the statistics settle (delivery goes on meanwhile).
-      let deliveredAtEnd = delivered;
-      let endedAt = performance.now();
-      const run = await sqlStatsOf(round === 0 ? 'S5 round 1 (timed run only)' : undefined, () =>
-        load(gateway, round, createRequests(agents, s5Year(round)), {
-          settle: true,
-          afterRun: async () => {
-            deliveredAtEnd = delivered;
-            endedAt = performance.now();
-          },
-        }),
-      );
-      checkAllCreated('S5', 'gateway', run);
-      const deliveredDuring = deliveredAtEnd - deliveredBefore;
-      const expectedDeliveries = (run.statuses['201'] ?? 0) * S5_WEBHOOKS_PER_AGENT;
-      const backlogAfter = expectedDeliveries - deliveredDuring;
-      // Let the queue drain (bounded) so the next round starts from the same state; timed from the load's end.
-      const drained = await waitFor(() => delivered - deliveredBefore >= expectedDeliveries, SECONDS * 3000);
-      const drainedMs = drained ? Math.round(performance.now() - endedAt) : null;
-      const events = subscribers.reduce((sum, s) => sum + s.received, 0) - eventsBefore;
-      s5.push({ ...run, events, deliveredDuring, expectedDeliveries, backlogAfter, drainedMs });
-      note(
-        `S5 round ${round + 1}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${cpuText(run)}; ${events} subscriber events; webhooks ${deliveredDuring}/${expectedDeliveries} delivered during the run, ` +
-          (drained ? `all within ${drainedMs} ms of the run's end` : `${expectedDeliveries - (delivered - deliveredBefore)} still queued ${SECONDS * 3} s after the statistics settled`),
-      );
-    }
-    if (errors.length) problems.push(`S5: ${errors.length} subscription errors, first: ${errors[0]}`);
-    const gw = summariseRuns(s5);
-    const base = summariseRuns(s1.get('gateway')!);
-    const ratio = ratios(s5.map((run) => run.rps), s1.get('gateway')!.map((run) => run.rps));
-    report.S5 = {
-      webhooks: agents.length * S5_WEBHOOKS_PER_AGENT,
-      subscribers: subscribers.length,
-      gateway: gw,
-      gatewayS1: base,
-      ratio,
-      runs: s5,
-    };
-    console.log(`\n### S5 POST /api/bookings with ${agents.length * S5_WEBHOOKS_PER_AGENT} webhooks and ${subscribers.length} subscribers (gateway) vs the gateway's S1\n`);
-    console.log(markdownTable(LOAD_HEADER, [loadRow('gateway, webhooks + subscribers', gw), loadRow('gateway, S1 (none)', base)]));
-    console.log(
-      '\n' +
-        markdownTable(
-          ['round', 'created', 'subscriber events', 'webhooks delivered during run', 'expected', 'all delivered, ms after the run'],
-          s5.map((r) => [r.round + 1, r.statuses['201'] ?? 0, r.events, r.deliveredDuring, r.expectedDeliveries, r.drainedMs ?? `not within ${SECONDS * 3} s`]),
-        ),
-    );
-    console.log(`\nS5/S1 req/s (gateway): ${range(ratio, 2)}`);
-    compact.push([`S5 create with ${S5_WEBHOOKS_PER_AGENT} webhooks/agent + ${subscribers.length} subs`, `${range(gw.rps)} req/s, p99 ${gw.p99} ms${dbBrief(gw.db)}`, 'n/a', `${range(ratio, 2)} (vs gateway S1)`]);
-  }
 
   if (runs('S11')) await replicaReads(databaseUrl, agents, targets[0]!);
 
