@@ -29,6 +29,7 @@ import { Migration20261127010000_day_slot_counts } from './Migration202611270100
 import { Migration20261127040000_webhook_attempts_set_based } from './Migration20261127040000_webhook_attempts_set_based.js';
 import { Migration20261127050000_common_working_time } from './Migration20261127050000_common_working_time.js';
 import { Migration20261127060000_webhook_deliveries_at_first_attempt } from './Migration20261127060000_webhook_deliveries_at_first_attempt.js';
+import { Migration20261127070000_held_slots_index } from './Migration20261127070000_held_slots_index.js';
 
 /**
  * Every migration, oldest first. Migrations are forward-only SQL read by a human before merge; the
@@ -69,4 +70,5 @@ export const migrations = [
   { name: 'Migration20261127040000_webhook_attempts_set_based', class: Migration20261127040000_webhook_attempts_set_based },
   { name: 'Migration20261127050000_common_working_time', class: Migration20261127050000_common_working_time },
   { name: 'Migration20261127060000_webhook_deliveries_at_first_attempt', class: Migration20261127060000_webhook_deliveries_at_first_attempt },
+  { name: 'Migration20261127070000_held_slots_index', class: Migration20261127070000_held_slots_index },
 ];

@@ -519,6 +519,8 @@ CREATE INDEX booking_events_agent_idx ON public.booking_events USING btree (agen
 
 CREATE INDEX booking_slots_agent_blocked_idx ON public.booking_slots USING btree (agent_id, blocked_until) INCLUDE (blocked_from, hold_id, starts_at);
 
+CREATE INDEX booking_slots_held_idx ON public.booking_slots USING btree (agent_id) WHERE (hold_id IS NOT NULL);
+
 CREATE INDEX bookings_agent_cancelled_idx ON public.bookings USING btree (agent_id, cancelled_at) WHERE ((status)::text = 'cancelled'::text);
 
 CREATE INDEX bookings_agent_live_until_idx ON public.bookings USING btree (agent_id, live_until) WHERE ((status)::text = 'confirmed'::text);
@@ -1026,6 +1028,11 @@ declare
   v_after interval := interval '0';
   v_purged int;
 begin
+  -- Most agents hold nothing: their held slots, none, answer before the buffers and the probe of every slot.
+  perform 1 from booking_slots s where s.agent_id = p_agent and s.hold_id is not null limit 1;
+  if not found then
+    return 0;
+  end if;
   select make_interval(mins => r.buffer_before_minutes), make_interval(mins => r.buffer_after_minutes)
     into v_before, v_after from availability_rules r where r.agent_id = p_agent;
   delete from bookings b

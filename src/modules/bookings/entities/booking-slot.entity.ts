@@ -21,6 +21,11 @@ import { Booking } from './booking.entity.js';
   name: 'booking_slots_agent_blocked_idx',
   expression: 'create index booking_slots_agent_blocked_idx on booking_slots (agent_id, blocked_until) include (blocked_from, hold_id, starts_at)',
 })
+// The held slots of an agent, for the writers' purge of expired holds (booking_purge_expired_holds): most agents have none.
+@Index({
+  name: 'booking_slots_held_idx',
+  expression: 'create index booking_slots_held_idx on booking_slots (agent_id) where hold_id is not null',
+})
 export class BookingSlot {
   @ManyToOne(() => Booking, { primary: true, deleteRule: 'cascade' })
   booking!: Booking;
