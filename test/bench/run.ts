@@ -929,11 +929,14 @@ type S5Run = LoadRun & { events: number; deliveredDuring: number; expectedDelive
 
 /** S5's agents with their webhooks (to a receiver in this process) and subscribers, ready for its runs in S1's rounds. */
 interface S5Setting {
-  readonly subscribers: Subscriber[];
+  /** What its subscribers' sockets and subscriptions reported wrong, every run's. */
   readonly errors: string[];
   /** Untimed creates for its agents, then their deliveries drained. */
   warmUp(): Promise<void>;
-  /** A timed run; it returns once every delivery it queued has arrived (bounded), so the next run starts from the same state. */
+  /**
+   * A timed run with its subscribers (opened before it, closed after); it returns once every delivery it queued
+   * has arrived (bounded), so the next run starts from the same state.
+   */
   run(round: number): Promise<S5Run>;
   closeSubscribers(): Promise<void>;
 }
@@ -964,20 +967,36 @@ async function prepareS5(gateway: Target, agents: Agent[]): Promise<S5Setting> {
   );
   note(`S5: registered ${agents.length * S5_WEBHOOKS_PER_AGENT} webhooks through POST /api/webhooks in ${((performance.now() - registerStarted) / 1000).toFixed(1)} s`);
   const spread = Array.from({ length: S5_SUBSCRIBERS }, (_, i) => agents[Math.floor((i * agents.length) / S5_SUBSCRIBERS)]!);
-  const { clients, subscribers, errors } = await subscribe(gateway, spread, S5_SUBSCRIBERS);
-  wsClients.push(...clients);
-  await sleep(1000);
+  // Each opening's list: its subscriptions report into it as long as they are open.
+  const errorLists: string[][] = [];
+  // Subscribed for each S5 run only: open, they cost the gateway something (keep-alives, the feeds' checks) in the runs beside.
+  let clients: Client[] = [];
+  const openSubscribers = async (): Promise<Subscriber[]> => {
+    const opened = await subscribe(gateway, spread, S5_SUBSCRIBERS);
+    clients = opened.clients;
+    wsClients.push(...opened.clients);
+    errorLists.push(opened.errors);
+    await sleep(1000);
+    return opened.subscribers;
+  };
+  const closeSubscribers = async () => {
+    await Promise.all(clients.map((client) => Promise.resolve(client.dispose()).catch(() => undefined)));
+    clients = [];
+  };
   const drain = (from: number, expected: number) => waitFor(() => delivered - from >= expected, SECONDS * 3000);
   return {
-    subscribers,
-    errors,
+    get errors() {
+      return errorLists.flat();
+    },
     async warmUp() {
+      await openSubscribers();
       const before = delivered;
       const run = await warmUp(gateway, createRequests(agents, warmUpYear('gateway')));
       if (!(await drain(before, (run.statuses['201'] ?? 0) * S5_WEBHOOKS_PER_AGENT))) problems.push(`S5: the warm-up's deliveries did not arrive within ${SECONDS * 3} s`);
+      await closeSubscribers();
     },
     async run(round) {
-      const eventsBefore = subscribers.reduce((sum, subscriber) => sum + subscriber.received, 0);
+      const current = await openSubscribers();
       const deliveredBefore = delivered;
       // Counted when the load ends, before the statistics settle (delivery goes on meanwhile).
       let deliveredAtEnd = delivered;
@@ -995,16 +1014,15 @@ async function prepareS5(gateway: Target, agents: Agent[]): Promise<S5Setting> {
       // Timed from the load's end; the next run (S1's, or the reference's) starts after.
       const drained = await drain(deliveredBefore, expectedDeliveries);
       const drainedMs = drained ? Math.round(performance.now() - endedAt) : null;
-      const events = subscribers.reduce((sum, subscriber) => sum + subscriber.received, 0) - eventsBefore;
+      const events = current.reduce((sum, subscriber) => sum + subscriber.received, 0);
+      await closeSubscribers();
       note(
         `S5 round ${round + 1}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${cpuText(run)}; ${events} subscriber events; webhooks ${deliveredDuring}/${expectedDeliveries} delivered during the run, ` +
           (drained ? `all within ${drainedMs} ms of the run's end` : `${expectedDeliveries - (delivered - deliveredBefore)} still queued ${SECONDS * 3} s after the statistics settled`),
       );
       return { ...run, events, deliveredDuring, expectedDeliveries, backlogAfter: expectedDeliveries - deliveredDuring, drainedMs };
     },
-    async closeSubscribers() {
-      await Promise.all(clients.map((client) => Promise.resolve(client.dispose()).catch(() => undefined)));
-    },
+    closeSubscribers,
   };
 }
 
@@ -1985,7 +2003,7 @@ async function runPass(pass: Durability | 'external'): Promise<string> {
         note(`${scenario} round ${round + 1} ${target.name}: ${run.rps} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${cpuText(run)}, statuses ${JSON.stringify(run.statuses)}`);
       }
     }
-    // Its subscribers' sockets close here: later scenarios measure their own (S10 counts memory per socket).
+    // Closed after each run already; again in case a run failed midway (S10 counts memory per socket).
     await s5Setting?.closeSubscribers();
   }
   if (runs('S12')) {
@@ -2023,15 +2041,15 @@ async function runPass(pass: Durability | 'external'): Promise<string> {
   }
 
   if (s5Setting) {
-    const { subscribers, errors } = s5Setting;
+    const { errors } = s5Setting;
     if (errors.length) problems.push(`S5: ${errors.length} subscription errors, first: ${errors[0]}`);
     // Rounds in the order they ran, as s1's are.
     s5.sort((a, b) => a.round - b.round);
     const gw = summariseRuns(s5);
     const base = summariseRuns(s1.get('gateway')!);
     const ratio = ratios(s5.map((run) => run.rps), s1.get('gateway')!.map((run) => run.rps));
-    report.S5 = { webhooks: notified.length * S5_WEBHOOKS_PER_AGENT, subscribers: subscribers.length, gateway: gw, gatewayS1: base, ratio, runs: s5 };
-    console.log(`\n### S5 POST /api/bookings with ${notified.length * S5_WEBHOOKS_PER_AGENT} webhooks and ${subscribers.length} subscribers (gateway) vs the gateway's S1 of the same round\n`);
+    report.S5 = { webhooks: notified.length * S5_WEBHOOKS_PER_AGENT, subscribers: S5_SUBSCRIBERS, gateway: gw, gatewayS1: base, ratio, runs: s5 };
+    console.log(`\n### S5 POST /api/bookings with ${notified.length * S5_WEBHOOKS_PER_AGENT} webhooks and ${S5_SUBSCRIBERS} subscribers (gateway) vs the gateway's S1 of the same round\n`);
     console.log(markdownTable(LOAD_HEADER, [loadRow('gateway, webhooks + subscribers', gw), loadRow('gateway, S1 (none)', base)]));
     console.log(
       '\n' +
@@ -2042,7 +2060,7 @@ async function runPass(pass: Durability | 'external'): Promise<string> {
     );
     console.log(`\nS5/S1 req/s (gateway, same round): ${range(ratio, 2)} (target ≥ 0.7)`);
     compact.push([
-      `S5 create with ${S5_WEBHOOKS_PER_AGENT} webhooks/agent + ${subscribers.length} subs`,
+      `S5 create with ${S5_WEBHOOKS_PER_AGENT} webhooks/agent + ${S5_SUBSCRIBERS} subs`,
       `${range(gw.rps)} req/s, p99 ${gw.p99} ms${dbBrief(gw.db)}`,
       'n/a',
       `${range(ratio, 2)} (vs gateway S1, same round)${cpuRatioText(s5, s1.get('gateway')!)}`,

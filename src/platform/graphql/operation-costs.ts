@@ -1,5 +1,18 @@
 import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestListener } from '@apollo/server';
-import { BREAK, getVariableValues, GraphQLError, Kind, visit, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import {
+  BREAK,
+  getVariableValues,
+  GraphQLError,
+  isNonNullType,
+  Kind,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 import type { Actor } from '../auth/actor.js';
 import type { PresentedCredential } from '../auth/credentials.js';
 import { addressKey } from '../http/client-address.js';
@@ -62,10 +75,14 @@ export class OperationCosts {
       const coerced = getVariableValues(this.schema, operation.variableDefinitions, variables ?? {});
       // Variables that do not coerce: execution answers that, having run nothing.
       if (coerced.errors) return 0;
-      // A null for `@skip(if:)` or `@include(if:)` (a nullable variable with a default, sent as null): graphql-js
-      // would run what lies above it and answer a field error there; it cannot be costed, so it does not run.
-      const name = nullDirectiveCondition(document, coerced.coerced);
-      if (name) throw new AdmissionRefusal('validation', `$${name} must not be null: it is the \`if\` of @skip or @include`, { [`$${name}`]: 'must not be null: it is the `if` of @skip or @include' });
+      // A null where a value is required (a nullable variable with a default, sent as null, as an argument of a
+      // non-null type or the `if` of @skip/@include): graphql-js would run what lies above it and answer a field
+      // error there; it cannot be costed, so it does not run.
+      const nulled = nullWhereRequired(this.schema, document, operation, coerced.coerced);
+      if (nulled) {
+        const reason = `must not be null: it is given where ${nulled.type} is required`;
+        throw new AdmissionRefusal('validation', `$${nulled.name} ${reason}`, { [`$${nulled.name}`]: reason });
+      }
       throw error;
     }
     if (fixed) {
@@ -136,17 +153,38 @@ async function payerKey(payer: CostPayer): Promise<string> {
   return actor.kind !== 'anonymous' && payer.credential.kind === 'token' ? `credential:${payer.credential.token}` : byAddress();
 }
 
-/** The first variable given as null to the `if` of a `@skip` or `@include` in the document, if any. */
-function nullDirectiveCondition(document: DocumentNode, coerced: Record<string, unknown> | undefined): string | undefined {
-  let found: string | undefined;
-  visit(document, {
-    Directive(node) {
-      if (node.name.value !== 'skip' && node.name.value !== 'include') return undefined;
-      const condition = node.arguments?.find((argument) => argument.name.value === 'if')?.value;
-      if (condition?.kind !== Kind.VARIABLE || coerced?.[condition.name.value] !== null) return undefined;
-      found = condition.name.value;
+/**
+ * The first variable of `operation` coerced to null where its position requires a value (an argument, an input
+ * field or a list item of a non-null type, the `if` of @skip/@include), in the operation and the fragments it
+ * spreads (another operation of the document may use the same name otherwise).
+ */
+function nullWhereRequired(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  coerced: Record<string, unknown> | undefined,
+): { name: string; type: string } | undefined {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const typeInfo = new TypeInfo(schema);
+  const seen = new Set<string>();
+  const pending: (OperationDefinitionNode | FragmentDefinitionNode)[] = [operation];
+  let found: { name: string; type: string } | undefined;
+  const visitor = visitWithTypeInfo(typeInfo, {
+    FragmentSpread(node) {
+      const fragment = fragments.get(node.name.value);
+      if (fragment && !seen.has(node.name.value)) {
+        seen.add(node.name.value);
+        pending.push(fragment);
+      }
+    },
+    Variable(node) {
+      const expected = typeInfo.getInputType();
+      if (!expected || !isNonNullType(expected) || coerced?.[node.name.value] !== null) return undefined;
+      found = { name: node.name.value, type: String(expected) };
       return BREAK;
     },
   });
+  for (let next = pending.shift(); next && !found; next = pending.shift()) visit(next, visitor);
   return found;
 }

@@ -38,8 +38,9 @@ export function subscriptionRootConditionErrors(document: DocumentNode): GraphQL
 
 /**
  * Whether a query text might hold such a subscription: the cheap test that keeps every other text from
- * being parsed once more before Apollo Server parses it.
+ * being parsed once more before Apollo Server parses it. The directives' names alone: GraphQL allows white
+ * space, commas and comments between `@` and a name.
  */
 export function mayConditionSubscriptionRoot(query: string): boolean {
-  return query.includes('subscription') && (query.includes('@skip') || query.includes('@include'));
+  return query.includes('subscription') && (query.includes('skip') || query.includes('include'));
 }

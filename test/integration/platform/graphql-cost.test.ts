@@ -110,6 +110,29 @@ describe('GraphQL cost: extensions.cost on every answer, a per-caller budget sha
       errors: [{ message: expect.stringContaining('$withAgent must not be null'), extensions: { code: 'validation', errors: { $withAgent: expect.stringContaining('must not be null') } } }],
       extensions: { cost: { estimated: 0, actual: 0 } },
     });
+    // The same for an argument of a non-null type (graphql-js would answer a field error after running the page
+    // beside it), naming the variable of the operation that runs, not another operation's of the same name.
+    const twoOperations = `query WithAgent($id: Boolean = true) { bookings(first: 1) { edges { node { id agent @include(if: $id) { id } } } } }
+                           query ById($id: ID = "00000000-0000-4000-8000-000000000000") { page: bookings(first: 200) { edges { node { id } } } booking(id: $id) { id } }`;
+    t.sql.reset();
+    const byId = await t.rest({
+      method: 'POST',
+      url: '/graphql',
+      headers: { ...bearer(payer.token), accept: 'application/graphql-response+json' },
+      payload: { query: twoOperations, operationName: 'ById', variables: { id: null } },
+    });
+    expect(t.sql.statements).toEqual([]);
+    expect(byId.statusCode).toBe(400);
+    expect(byId.json().errors).toEqual([
+      { message: '$id must not be null: it is given where ID! is required', extensions: { code: 'validation', errors: { $id: 'must not be null: it is given where ID! is required' } } },
+    ]);
+    const withAgentNull = await t.rest({
+      method: 'POST',
+      url: '/graphql',
+      headers: { ...bearer(payer.token), accept: 'application/graphql-response+json' },
+      payload: { query: twoOperations, operationName: 'WithAgent', variables: { id: null } },
+    });
+    expect(withAgentNull.json().errors[0].message).toBe('$id must not be null: it is given where Boolean! is required');
   });
 
   it('keeps the whole estimate when an answer’s data is null: the root fields beside the failing one ran', async () => {

@@ -12,6 +12,9 @@ const CONDITIONED = [
   { query: 'subscription { priceSnapshotAdded @skip(if: true) { id } }', variables: {} },
   { query: 'subscription Prices($on: Boolean = true) { ...Root } fragment Root on Subscription { priceSnapshotAdded @include(if: $on) { id } }', variables: {} },
   { query: 'subscription { ... on Subscription { bookingEvents @include(if: false) { cursor } } }', variables: {} },
+  // GraphQL allows white space, commas and comments between `@` and the name.
+  { query: 'subscription ($v: Boolean!) { priceSnapshotAdded @ skip(if: $v) { id } }', variables: { v: false } },
+  { query: 'subscription ($v: Boolean!) { priceSnapshotAdded @,#why\ninclude(if: $v) { id } }', variables: { v: true } },
 ];
 const REFUSAL = { message: expect.stringMatching(/must not use @(skip|include) on its root field/), locations: expect.any(Array), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } };
 
