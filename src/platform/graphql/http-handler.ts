@@ -5,7 +5,7 @@ import type { Actor } from '../auth/actor.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { formatGraphQLError } from './errors.js';
-import { GraphQLError, parse } from 'graphql';
+import { GraphQLError, parse, type GraphQLFormattedError } from 'graphql';
 import { acceptsOnlyLegacyJson } from './request-error-status.js';
 import type { HttpFastPath } from './http-fast-path.js';
 import { GRAPHQL_LIMITS } from './limits.js';
@@ -110,29 +110,25 @@ export function graphqlHttpHandler<Context extends BaseContext & CostPayer>(apol
 
   /** A document refused as Apollo Server refuses one that does not validate: 400, or 200 for a client that reads only JSON. */
   function refuseDocument(request: FastifyRequest, reply: FastifyReply, errors: readonly GraphQLError[]): FastifyReply {
-    const accept = request.headers.accept;
-    const legacy = acceptsOnlyLegacyJson(accept);
-    return reply
-      .code(legacy ? 200 : 400)
-      .header('content-type', !legacy && accept?.includes('application/graphql-response+json') ? GRAPHQL_RESPONSE_JSON : JSON_MEDIA_TYPE)
-      .header('cache-control', 'private, no-store')
-      .send(JSON.stringify({ errors: errors.map((error) => formatGraphQLError(error.toJSON(), error, options.log)) }));
+    return sendErrors(request, reply, 400, errors.map((error) => formatGraphQLError(error.toJSON(), error, options.log)));
   }
 
   function refuse(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+    return sendErrors(request, reply, error.status, [formatGraphQLError({ message: error.message }, new GraphQLError(error.message, { originalError: error }), options.log)]);
+  }
+
+  function sendErrors(request: FastifyRequest, reply: FastifyReply, status: number, errors: readonly GraphQLFormattedError[]): FastifyReply {
     const accept = request.headers.accept;
     // GraphQL over HTTP: a client that reads only application/json gets its errors with a 200.
     const legacy = acceptsOnlyLegacyJson(accept);
-    const formatted = formatGraphQLError({ message: error.message }, new GraphQLError(error.message, { originalError: error }), options.log);
     return reply
-      .code(legacy ? 200 : error.status)
+      .code(legacy ? 200 : status)
       .header('content-type', !legacy && accept?.includes('application/graphql-response+json') ? GRAPHQL_RESPONSE_JSON : JSON_MEDIA_TYPE)
       .header('cache-control', 'private, no-store')
-      .send(JSON.stringify({ errors: [formatted] }));
+      .send(JSON.stringify({ errors }));
   }
 }
 
-/** The errors of a text that holds a subscription conditioned at its root; none when it does not parse (Apollo answers that). */
 function conditionedSubscriptionRoot(text: string): readonly GraphQLError[] {
   try {
     return subscriptionRootConditionErrors(parse(text, { maxTokens: GRAPHQL_LIMITS.maxTokens }));

@@ -21,6 +21,7 @@ import {
 } from 'graphql';
 import { getComplexity, type ComplexityEstimatorArgs } from 'graphql-query-complexity';
 import { costDirective, listSizeDirective, type ListSize } from './directives.js';
+import { fragmentsOf } from './document-fragments.js';
 
 /**
  * What an operation costs, after IBM's GraphQL Cost Directives specification, from the schema's
@@ -221,13 +222,9 @@ function isMemberOfUnion(schema: GraphQLSchema, name: string, type: GraphQLObjec
 }
 
 function included(selection: SelectionSetNode['selections'][number], variables: Record<string, unknown>): boolean {
-  try {
-    if (getDirectiveValues(GraphQLSkipDirective, selection, variables)?.if === true) return false;
-    return getDirectiveValues(GraphQLIncludeDirective, selection, variables)?.if !== false;
-  } catch {
-    // A null for the non-null `if`: execution answered a field error there, so nothing below it resolved.
-    return false;
-  }
+  // A null `if` never gets here: the admission refuses it (operation-costs.ts).
+  if (getDirectiveValues(GraphQLSkipDirective, selection, variables)?.if === true) return false;
+  return getDirectiveValues(GraphQLIncludeDirective, selection, variables)?.if !== false;
 }
 
 /** The direct child fields named in `names`, through fragments. */
@@ -284,8 +281,3 @@ function argumentsOf(node: FieldNode, variables: Record<string, unknown>): Recor
   return values;
 }
 
-function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  return fragments;
-}

@@ -4,7 +4,6 @@ import {
   getVariableValues,
   GraphQLError,
   isNonNullType,
-  Kind,
   TypeInfo,
   visit,
   visitWithTypeInfo,
@@ -19,6 +18,7 @@ import { addressKey } from '../http/client-address.js';
 import { AdmissionRefusal, CostRefusal, type Admission, type CostBudget, type CostReport } from './cost-budget.js';
 import { actualCost, estimateCost } from './operation-cost.js';
 import { handedOverWith } from './handed-over.js';
+import { fragmentsOf } from './document-fragments.js';
 
 /** Who pays for an operation: what the platform context knows of its caller. */
 export interface CostPayer {
@@ -164,8 +164,7 @@ function nullWhereRequired(
   operation: OperationDefinitionNode,
   coerced: Record<string, unknown> | undefined,
 ): { name: string; type: string } | undefined {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const fragments = fragmentsOf(document);
   const typeInfo = new TypeInfo(schema);
   const seen = new Set<string>();
   const pending: (OperationDefinitionNode | FragmentDefinitionNode)[] = [operation];

@@ -19,6 +19,7 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
+import { fragmentsOf } from './document-fragments.js';
 
 /**
  * Built-in leaves checked, not serialised. graphql-jit compiled with `disableLeafSerialization` writes
@@ -66,8 +67,7 @@ class NotCheckable extends Error {}
 export function leafShapeOf(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): LeafShape | undefined {
   const root = schema.getQueryType();
   if (operation.operation !== 'query' || !root) return undefined;
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const fragments = fragmentsOf(document);
   try {
     return freeze(shapeOf(root, operation.selectionSet, fragments, new Map()));
   } catch (error) {

@@ -1,4 +1,5 @@
-import { GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
+import { GraphQLError, Kind, type DocumentNode, type SelectionSetNode } from 'graphql';
+import { fragmentsOf } from './document-fragments.js';
 
 /**
  * `@skip` and `@include` on a subscription's root selections, refused as the GraphQL specification now
@@ -9,8 +10,7 @@ import { GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, typ
  * Checked before graphql-js validates, by every transport that carries subscriptions.
  */
 export function subscriptionRootConditionErrors(document: DocumentNode): GraphQLError[] {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const fragments = fragmentsOf(document);
   const errors: GraphQLError[] = [];
   for (const definition of document.definitions) {
     if (definition.kind !== Kind.OPERATION_DEFINITION || definition.operation !== 'subscription') continue;
